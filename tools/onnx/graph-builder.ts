@@ -40,6 +40,7 @@ export class GraphBuilder {
   readonly outputs: ValueInfo[] = [];
   private readonly used = new Set<string>();
   private readonly constCache = new Map<string, string>();
+  private readonly reservedOutputs = new Set<string>();
 
   constructor(readonly name: string) {}
 
@@ -50,6 +51,12 @@ export class GraphBuilder {
     for (let i = 1; this.used.has(name); i++) name = `${base}__${i}`;
     this.used.add(name);
     return name;
+  }
+
+  /** Claims a name up front, e.g. a graph output name that an inner tensor might otherwise take. */
+  reserveOutputName(name: string): void {
+    this.reserve(name);
+    this.reservedOutputs.add(name);
   }
 
   reserve(name: string): string {
@@ -63,8 +70,8 @@ export class GraphBuilder {
     return name;
   }
 
-  output(tensor: string, name: string, dims: (number | string)[], dataType: DataTypeCode = DataType.FLOAT): void {
-    const outName = this.reserve(name);
+  output(tensor: string, name: string, dims: (number | string)[] | undefined, dataType: DataTypeCode = DataType.FLOAT): void {
+    const outName = this.reservedOutputs.delete(name) ? name : this.reserve(name);
     this.node('Identity', [tensor], { outputs: [outName] });
     this.outputs.push({ name: outName, dims, dataType });
   }

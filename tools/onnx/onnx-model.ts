@@ -31,8 +31,8 @@ export interface NodeDef {
 export interface ValueInfo {
   name: string;
   dataType: DataTypeCode;
-  /** numbers are fixed sizes, strings are symbolic (e.g. "batch") */
-  dims: (number | string)[];
+  /** numbers are fixed sizes, strings are symbolic (e.g. "batch"); undefined = shape left to inference */
+  dims?: (number | string)[];
 }
 
 export interface GraphDef {
@@ -67,8 +67,10 @@ function writeValueInfo(w: ProtoWriter, v: ValueInfo): void {
   w.message(2, (type) =>
     type.message(1, (tensor) => {
       tensor.int(1, v.dataType);
+      const dims = v.dims;
+      if (dims === undefined) return;
       tensor.message(2, (shape) => {
-        for (const d of v.dims) {
+        for (const d of dims) {
           shape.message(1, (dim) => (typeof d === 'number' ? dim.int(1, d) : dim.string(2, d)));
         }
       });

