@@ -1,11 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
-import { crossOriginIsolationHeaders, chromiumArgs, chromiumPath } from './tools/browser-env.ts';
+import { chromiumArgs, chromiumPath } from './tools/browser-env.ts';
+import viteConfig from './vite.config.ts';
 
 // Two projects: "unit" runs pure code and model parity in Node; "browser" runs
 // everything that touches ORT-web, workers, canvas, video or IndexedDB in Debian's Chromium.
-export default defineConfig({
-  server: { headers: crossOriginIsolationHeaders },
+export default mergeConfig(viteConfig, defineConfig({
   test: {
     projects: [
       {
@@ -36,4 +36,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

@@ -18,4 +18,6 @@ export const chromiumArgs = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // exposes a (software) WebGPU adapter so the WebGPU path can be tested; "auto" ignores fallback adapters
+  '--enable-unsafe-webgpu',
 ];

@@ -1,58 +1,17 @@
 // `npm run models`: converts every model of the catalog to ONNX under public/models and
 // writes public/models/manifest.json. Deterministic: a second run gives identical bytes.
 // Usage: npm run models [-- id ...]   (ids limit the run; the manifest keeps other entries)
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../../src/models/manifest.ts';
-import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
+import { buildModel, OPSET, packageDir, ROOT, sha256 } from './build.ts';
 import { CATALOG, type CatalogEntry } from './catalog.ts';
-import { convertTfjsGraph } from './tfjs-graph.ts';
 import { outputShapes } from './probe-shapes.ts';
 
-export const OPSET = 17;
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT_DIR = join(ROOT, 'public/models');
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-function packageDir(pkg: string): string {
-  return join(ROOT, 'node_modules', pkg);
-}
-
-function packageVersion(pkg: string): string {
-  return (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
-  const dir = packageDir(entry.package);
-  const src = entry.source;
-  switch (src.kind) {
-    case 'tfjs-graph':
-      return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs });
-    case 'faceapi-recognition': {
-      const { buildFaceRecognitionGraph } = await import('./faceapi/recognition.ts');
-      return buildFaceRecognitionGraph(join(dir, 'model'));
-    }
-    case 'faceapi-expression': {
-      const { buildFaceExpressionGraph } = await import('./faceapi/expression.ts');
-      return buildFaceExpressionGraph(join(dir, 'model'));
-    }
-  }
-}
-
 async function convert(entry: CatalogEntry): Promise<ModelEntry> {
-  const version = packageVersion(entry.package);
-  const graph = await buildGraph(entry);
-  const bytes = serializeModel({
-    graph,
-    opset: OPSET,
-    producerName: 'kairos-in-browser/tools/convert-models',
-    producerVersion: '1',
-    docString: entry.description,
-    metadata: { source: `${entry.package}@${version}`, id: entry.id },
-  });
+  const { graph, bytes, version, weightStorage } = await buildModel(entry);
   const file = `${entry.id}.onnx`;
   writeFileSync(join(OUT_DIR, file), bytes);
   const input = graph.inputs[0];
@@ -76,7 +35,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     sha256: sha256(bytes),
     bytes: bytes.length,
     opset: OPSET,
-    weightStorage: 'float32',
+    weightStorage,
     input: { name: input.name, shape: input.dims ?? [], ...entry.input },
     outputs,
   };

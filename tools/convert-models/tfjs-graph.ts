@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GraphBuilder, floatTensor, int64Tensor } from '../onnx/graph-builder.ts';
-import { DataType, type GraphDef } from '../onnx/onnx-model.ts';
-import { loadWeights, type ManifestGroup, type WeightTensor } from './tfjs-weights.ts';
+import { DataType, type GraphDef, type TensorData } from '../onnx/onnx-model.ts';
+import { float32ToFloat16Exact, loadWeights, type ManifestGroup, type WeightTensor } from './tfjs-weights.ts';
 
 interface TfAttrValue {
   s?: string;
@@ -121,6 +121,19 @@ function checkAttributes(node: TfNode): void {
   for (const key of strided) if (attrInt(node, key) !== 0) fail(node, `unsupported attribute ${key}=${attrInt(node, key)}`);
 }
 
+/** Smaller constants stay float32: a Cast costs more than the bytes it saves. */
+const FLOAT16_MIN_ELEMENTS = 64;
+
+function float16Tensor(t: WeightTensor): TensorData | undefined {
+  const bits = new Uint16Array(t.data.length);
+  for (let i = 0; i < t.data.length; i++) {
+    const h = float32ToFloat16Exact(t.data[i]!);
+    if (h === undefined) return undefined;
+    bits[i] = h;
+  }
+  return { dims: t.shape, dataType: DataType.FLOAT16, raw: new Uint8Array(bits.buffer) };
+}
+
 const product = (dims: number[]): number => dims.reduce((a, b) => a * b, 1);
 
 /** Transposes a constant's data by `perm` (pure, for weights). */
@@ -147,6 +160,11 @@ export interface ConvertOptions {
   name: string;
   /** output key (signature key or sink node name) → ONNX output name */
   renameOutputs?: Record<string, string>;
+  /**
+   * Store float weights as float16 followed by a Cast, when every value is exactly
+   * representable (true for the float16-quantised TF.js sources): half the file, same numbers.
+   */
+  float16Weights?: boolean;
 }
 
 export function convertTfjsGraph(modelJsonPath: string, options: ConvertOptions): GraphDef {
@@ -224,6 +242,11 @@ class TfjsGraphConverter {
 
   private constName(node: TfNode, t: WeightTensor, asInt64 = false): string {
     if (t.dtype === 'int32' || asInt64) return this.g.initializer(`${node.name}/const`, int64Tensor(t.shape, Array.from(t.data)));
+    const half = this.options.float16Weights && t.data.length >= FLOAT16_MIN_ELEMENTS ? float16Tensor(t) : undefined;
+    if (half) {
+      const stored = this.g.initializer(`${node.name}/const_f16`, half);
+      return this.g.node('Cast', [stored], { name: `${node.name}/const_f32`, attrs: { to: DataType.FLOAT } });
+    }
     return this.g.initializer(`${node.name}/const`, floatTensor(t.shape, t.data as Float32Array));
   }
 

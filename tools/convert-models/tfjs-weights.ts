@@ -29,6 +29,28 @@ export function float16ToFloat32(h: number): number {
   return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }
 
+/** float32 → IEEE half bits, or undefined when the value is not exactly representable. */
+export function float32ToFloat16Exact(v: number): number | undefined {
+  if (v === 0) return Object.is(v, -0) ? 0x8000 : 0;
+  if (!Number.isFinite(v)) return undefined;
+  const sign = v < 0 ? 0x8000 : 0;
+  const a = Math.abs(v);
+  let exponent = Math.floor(Math.log2(a));
+  if (2 ** exponent > a) exponent--; // guard against log2 rounding
+  let bits: number;
+  if (exponent < -14) {
+    const fraction = a / 2 ** -24; // subnormal: multiples of 2^-24
+    if (!Number.isInteger(fraction) || fraction >= 1024) return undefined;
+    bits = fraction;
+  } else {
+    if (exponent > 15) return undefined;
+    const fraction = (a / 2 ** exponent - 1) * 1024;
+    if (!Number.isInteger(fraction)) return undefined;
+    bits = ((exponent + 15) << 10) | fraction;
+  }
+  return sign | bits;
+}
+
 function bytesPerValue(entry: ManifestEntry): number {
   const q = entry.quantization?.dtype;
   if (q === 'uint8') return 1;

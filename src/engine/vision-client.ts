@@ -1,0 +1,20 @@
+// Main-thread handle on the vision worker.
+import * as Comlink from 'comlink';
+import type { VisionWorkerApi } from '../worker/vision.worker.ts';
+
+export interface VisionWorker {
+  api: Comlink.Remote<VisionWorkerApi>;
+  terminate(): void;
+}
+
+export function startVisionWorker(): VisionWorker {
+  const worker = new Worker(new URL('../worker/vision.worker.ts', import.meta.url), { type: 'module', name: 'vision' });
+  const api = Comlink.wrap<VisionWorkerApi>(worker);
+  return {
+    api,
+    terminate() {
+      api[Comlink.releaseProxy]();
+      worker.terminate();
+    },
+  };
+}

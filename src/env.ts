@@ -1,0 +1,26 @@
+// The engine's one configuration object: where models and ORT's WASM live, which
+// backend to prefer. Defaults suit the demo page served by vite; library users override.
+import { z } from 'zod';
+
+export const BackendPreferenceSchema = z.enum(['auto', 'wasm', 'webgpu']);
+export type BackendPreference = z.infer<typeof BackendPreferenceSchema>;
+
+export const RuntimeEnvSchema = z.object({
+  /** URL (absolute or relative to the page) of the folder with manifest.json and the .onnx files */
+  modelBaseUrl: z.string().default('/models/'),
+  /** URL of the folder serving ORT's ort-wasm-simd-threaded*.{mjs,wasm} */
+  ortWasmBaseUrl: z.string().default('/ort/'),
+  /** auto = WebGPU on a real (non-fallback) adapter, else WASM */
+  backend: BackendPreferenceSchema.default('auto'),
+  /** WASM threads; default: every core, at most 4 */
+  numThreads: z.number().int().min(1).max(16).optional(),
+});
+export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
+export type RuntimeEnvInput = z.input<typeof RuntimeEnvSchema>;
+
+/** Resolves relative URLs against the page so a worker (with a different base) can use them. */
+export function resolveRuntimeEnv(input: RuntimeEnvInput = {}, base = globalThis.location?.href): RuntimeEnv {
+  const env = RuntimeEnvSchema.parse(input);
+  const abs = (u: string) => (base ? new URL(u, base).href : u);
+  return { ...env, modelBaseUrl: abs(env.modelBaseUrl), ortWasmBaseUrl: abs(env.ortWasmBaseUrl) };
+}

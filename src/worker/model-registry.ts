@@ -1,0 +1,68 @@
+// Loads the model manifest and creates each ONNX session once, on first use.
+import type { InferenceSession } from 'onnxruntime-web';
+import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
+import type { OrtBackend } from './ort-backend.ts';
+
+export interface NamedOutput {
+  data: Float32Array;
+  dims: number[];
+}
+
+export interface LoadedModel {
+  entry: ModelEntry;
+  session: InferenceSession;
+  /** milliseconds spent fetching the file and creating the session */
+  loadMs: number;
+}
+
+export class ModelRegistry {
+  private readonly sessions = new Map<string, Promise<LoadedModel>>();
+
+  private constructor(
+    private readonly backend: OrtBackend,
+    private readonly baseUrl: string,
+    readonly manifest: ModelManifest,
+  ) {}
+
+  static async open(backend: OrtBackend, baseUrl: string): Promise<ModelRegistry> {
+    const response = await fetch(new URL('manifest.json', baseUrl));
+    if (!response.ok) throw new Error(`model manifest not found at ${baseUrl} (HTTP ${response.status})`);
+    return new ModelRegistry(backend, baseUrl, ModelManifestSchema.parse(await response.json()));
+  }
+
+  entry(id: string): ModelEntry {
+    const entry = this.manifest.models.find((m) => m.id === id);
+    if (!entry) throw new Error(`unknown model "${id}"`);
+    return entry;
+  }
+
+  load(id: string): Promise<LoadedModel> {
+    let loaded = this.sessions.get(id);
+    if (!loaded) {
+      loaded = this.createSession(this.entry(id));
+      this.sessions.set(id, loaded);
+      loaded.catch(() => this.sessions.delete(id)); // a failed load may be retried
+    }
+    return loaded;
+  }
+
+  private async createSession(entry: ModelEntry): Promise<LoadedModel> {
+    const started = performance.now();
+    const response = await fetch(new URL(entry.file, this.baseUrl));
+    if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
+    const session = await this.backend.createSession(new Uint8Array(await response.arrayBuffer()));
+    return { entry, session, loadMs: performance.now() - started };
+  }
+
+  /** Runs a single-input model; returns every output as a plain Float32Array. */
+  async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
+    const { entry, session } = await this.load(id);
+    const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
+    const out: Record<string, NamedOutput> = {};
+    for (const [name, tensor] of Object.entries(results)) {
+      out[name] = { data: tensor.data as Float32Array, dims: [...tensor.dims] };
+      tensor.dispose();
+    }
+    return out;
+  }
+}

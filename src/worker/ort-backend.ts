@@ -1,0 +1,86 @@
+// The only module that talks to onnxruntime-web: picks the execution provider, sets the
+// WASM paths and thread count, and creates sessions. Everything else sees plain data.
+import type { InferenceSession } from 'onnxruntime-web';
+import type { BackendPreference, RuntimeEnv } from '../env.ts';
+
+type Ort = typeof import('onnxruntime-web');
+
+export interface BackendInfo {
+  backend: 'wasm' | 'webgpu';
+  requested: BackendPreference;
+  /** WASM threads ORT actually runs with (it drops to 1 when not cross-origin isolated) */
+  threads: number;
+  crossOriginIsolated: boolean;
+  webgpuAdapter?: { vendor: string; architecture: string; isFallbackAdapter: boolean };
+  /** why a requested or available WebGPU was not used */
+  note?: string;
+}
+
+interface GpuAdapterLike {
+  info?: { vendor?: string; architecture?: string; isFallbackAdapter?: boolean };
+  isFallbackAdapter?: boolean;
+}
+
+async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
+  const gpu = (globalThis.navigator as Navigator & { gpu?: { requestAdapter(): Promise<GpuAdapterLike | null> } }).gpu;
+  if (!gpu) return undefined;
+  try {
+    return (await gpu.requestAdapter()) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class OrtBackend {
+  private constructor(
+    private readonly ort: Ort,
+    private readonly providers: string[],
+    private readonly details: BackendInfo,
+  ) {}
+
+  static async create(env: RuntimeEnv): Promise<OrtBackend> {
+    const adapter = env.backend === 'wasm' ? undefined : await findWebGpuAdapter();
+    const isFallback = adapter ? (adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false) : false;
+    const webgpuAdapter = adapter
+      ? { vendor: adapter.info?.vendor ?? '', architecture: adapter.info?.architecture ?? '', isFallbackAdapter: isFallback }
+      : undefined;
+    // A software (fallback) adapter is far slower than WASM, so "auto" only takes a real GPU.
+    const useWebGpu = adapter !== undefined && (env.backend === 'webgpu' || !isFallback);
+    let note: string | undefined;
+    if (env.backend === 'webgpu' && !adapter) note = 'no WebGPU adapter: using WASM';
+    if (env.backend === 'auto' && adapter && isFallback) note = 'WebGPU adapter is a software fallback: using WASM';
+
+    const ort: Ort = useWebGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
+    ort.env.wasm.wasmPaths = env.ortWasmBaseUrl;
+    ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
+    ort.env.wasm.simd = true;
+    ort.env.logLevel = 'error';
+    const info: BackendInfo = {
+      backend: useWebGpu ? 'webgpu' : 'wasm',
+      requested: env.backend,
+      threads: ort.env.wasm.numThreads,
+      crossOriginIsolated: globalThis.crossOriginIsolated === true,
+      webgpuAdapter,
+      note,
+    };
+    return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info);
+  }
+
+  async createSession(model: Uint8Array): Promise<InferenceSession> {
+    const session = await this.ort.InferenceSession.create(model, {
+      executionProviders: this.providers,
+      graphOptimizationLevel: 'all',
+    });
+    // ORT settles the real thread count when its WASM initialises (first session).
+    this.details.threads = this.ort.env.wasm.numThreads ?? 1;
+    return session;
+  }
+
+  tensor(data: Float32Array, dims: readonly number[]) {
+    return new this.ort.Tensor('float32', data, dims);
+  }
+
+  get info(): BackendInfo {
+    return { ...this.details };
+  }
+}

@@ -1,0 +1,42 @@
+// The vision worker: owns the ORT backend and model sessions; the page talks to it
+// through comlink (see src/engine/vision-client.ts).
+import * as Comlink from 'comlink';
+import type { RuntimeEnv } from '../env.ts';
+import { ModelRegistry, type NamedOutput } from './model-registry.ts';
+import { OrtBackend, type BackendInfo } from './ort-backend.ts';
+
+let ready: Promise<{ backend: OrtBackend; models: ModelRegistry }> | undefined;
+
+function requireReady() {
+  if (!ready) throw new Error('vision worker used before init()');
+  return ready;
+}
+
+const api = {
+  async init(env: RuntimeEnv): Promise<BackendInfo> {
+    ready ??= (async () => {
+      const backend = await OrtBackend.create(env);
+      return { backend, models: await ModelRegistry.open(backend, env.modelBaseUrl) };
+    })();
+    return (await ready).backend.info;
+  },
+
+  async backendInfo(): Promise<BackendInfo> {
+    return (await requireReady()).backend.info;
+  },
+
+  /** Loads a model (once) and returns how long that took. */
+  async loadModel(id: string): Promise<number> {
+    return (await (await requireReady()).models.load(id)).loadMs;
+  },
+
+  /** Runs one model on an NHWC tensor; outputs are transferred, not copied. */
+  async runModel(id: string, input: Float32Array, dims: number[]): Promise<Record<string, NamedOutput>> {
+    const outputs = await (await requireReady()).models.run(id, input, dims);
+    return Comlink.transfer(outputs, Object.values(outputs).map((o) => o.data.buffer as ArrayBuffer));
+  },
+};
+
+export type VisionWorkerApi = typeof api;
+
+Comlink.expose(api);

@@ -1,0 +1,61 @@
+// Builds one catalog entry's ONNX bytes in memory (shared by `npm run models` and the
+// reproducibility test, which checks the committed files against a fresh build).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DataType, serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
+import type { CatalogEntry } from './catalog.ts';
+import { convertTfjsGraph } from './tfjs-graph.ts';
+
+export const OPSET = 17;
+
+export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export function packageDir(pkg: string): string {
+  return join(ROOT, 'node_modules', pkg);
+}
+
+export function packageVersion(pkg: string): string {
+  return (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
+  const dir = packageDir(entry.package);
+  const src = entry.source;
+  switch (src.kind) {
+    case 'tfjs-graph':
+      return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs, float16Weights: true });
+    case 'faceapi-recognition': {
+      const { buildFaceRecognitionGraph } = await import('./faceapi/recognition.ts');
+      return buildFaceRecognitionGraph(join(dir, 'model'));
+    }
+    case 'faceapi-expression': {
+      const { buildFaceExpressionGraph } = await import('./faceapi/expression.ts');
+      return buildFaceExpressionGraph(join(dir, 'model'));
+    }
+  }
+}
+
+export interface BuiltModel {
+  graph: GraphDef;
+  bytes: Uint8Array;
+  version: string;
+  weightStorage: 'float16' | 'float32';
+}
+
+export async function buildModel(entry: CatalogEntry): Promise<BuiltModel> {
+  const version = packageVersion(entry.package);
+  const graph = await buildGraph(entry);
+  const bytes = serializeModel({
+    graph,
+    opset: OPSET,
+    producerName: 'kairos-in-browser/tools/convert-models',
+    producerVersion: '1',
+    docString: entry.description,
+    metadata: { source: `${entry.package}@${version}`, id: entry.id },
+  });
+  const weightStorage = graph.initializers.some((t) => t.dataType === DataType.FLOAT16) ? 'float16' : 'float32';
+  return { graph, bytes, version, weightStorage };
+}

@@ -1,0 +1,135 @@
+// Shared pieces for rebuilding face-api's weight-only nets as ONNX graphs.
+// face-api computes in NHWC with TF-layout filters; the graphs here run NCHW
+// (what ONNX Conv expects), so filters are transposed once at build time and
+// the image is transposed once at the graph input.
+import { join } from 'node:path';
+import type { GraphBuilder } from '../../onnx/graph-builder.ts';
+import { loadWeightsManifestFile, type WeightTensor } from '../tfjs-weights.ts';
+
+/** face-api's per-channel RGB mean, subtracted before dividing by 255 (ops/normalize.ts). */
+export const FACEAPI_MEAN_RGB = [122.782, 117.001, 104.298] as const;
+
+/**
+ * Hands out the float weights of one face-api manifest by name, checking shapes,
+ * and can assert afterwards that every stored tensor was consumed (a weight left
+ * over means the rebuilt architecture is missing a layer).
+ */
+export class WeightReader {
+  private readonly weights: Map<string, WeightTensor>;
+  private readonly used = new Set<string>();
+
+  constructor(modelDir: string, manifestName: string) {
+    this.weights = loadWeightsManifestFile(join(modelDir, `${manifestName}-weights_manifest.json`));
+  }
+
+  get(name: string, shape: number[]): Float32Array {
+    const w = this.weights.get(name);
+    if (!w) throw new Error(`weight ${name} is missing`);
+    if (w.dtype !== 'float32' || !(w.data instanceof Float32Array)) throw new Error(`weight ${name} is not float32`);
+    if (w.shape.length !== shape.length || w.shape.some((d, i) => d !== shape[i])) {
+      throw new Error(`weight ${name} has shape [${w.shape}], expected [${shape}]`);
+    }
+    this.used.add(name);
+    return w.data;
+  }
+
+  /** Shape of a stored weight, to size layers from the manifest rather than hard-coding. */
+  shape(name: string): number[] {
+    const w = this.weights.get(name);
+    if (!w) throw new Error(`weight ${name} is missing`);
+    return w.shape;
+  }
+
+  assertAllUsed(): void {
+    const unused = [...this.weights.keys()].filter((k) => !this.used.has(k));
+    if (unused.length) throw new Error(`unused weights: ${unused.join(', ')}`);
+  }
+}
+
+export function rank4(shape: readonly number[]): [number, number, number, number] {
+  if (shape.length !== 4) throw new Error(`expected a rank-4 shape, got [${shape}]`);
+  return shape as unknown as [number, number, number, number];
+}
+
+/** TF conv filter [kh, kw, in, out] → ONNX Conv weight [out, in, kh, kw]. */
+export function tfFilterToOihw(data: Float32Array, shape: readonly number[]): Float32Array {
+  const [kh, kw, cin, cout] = rank4(shape);
+  const out = new Float32Array(data.length);
+  for (let y = 0; y < kh; y++)
+    for (let x = 0; x < kw; x++)
+      for (let i = 0; i < cin; i++)
+        for (let o = 0; o < cout; o++) out[((o * cin + i) * kh + y) * kw + x] = data[((y * kw + x) * cin + i) * cout + o]!;
+  return out;
+}
+
+/**
+ * TF depthwise filter [kh, kw, c, mult] → ONNX grouped Conv weight [c*mult, 1, kh, kw].
+ * TF orders depthwise output channels as c*mult + m, which is also ONNX's group order.
+ */
+export function tfDepthwiseToOihw(data: Float32Array, shape: readonly number[]): Float32Array {
+  const [kh, kw, c, mult] = rank4(shape);
+  const out = new Float32Array(data.length);
+  for (let y = 0; y < kh; y++)
+    for (let x = 0; x < kw; x++)
+      for (let i = 0; i < c; i++)
+        for (let m = 0; m < mult; m++) out[((i * mult + m) * kh + y) * kw + x] = data[((y * kw + x) * c + i) * mult + m]!;
+  return out;
+}
+
+/**
+ * TF padding for one spatial axis, made explicit: ONNX's auto_pad is discouraged and
+ * every size here is static. 'same' puts the odd pixel at the end, like SAME_UPPER.
+ */
+export function tfPadding(inSize: number, kernel: number, stride: number, padding: 'same' | 'valid'): { before: number; after: number; outSize: number } {
+  if (padding === 'valid') return { before: 0, after: 0, outSize: Math.floor((inSize - kernel) / stride) + 1 };
+  const outSize = Math.ceil(inSize / stride);
+  const total = Math.max(0, (outSize - 1) * stride + kernel - inSize);
+  const before = Math.floor(total / 2);
+  return { before, after: total - before, outSize };
+}
+
+/**
+ * Graph input: NHWC RGB 0..255 → NCHW `(x - meanRgb) / 255`, matching face-api's
+ * `normalize(batchTensor, meanRgb).div(255)` op for op (Sub then Div, not a folded
+ * scale) so float rounding follows the reference.
+ */
+export function normalizedNchwInput(b: GraphBuilder, name: string, size: number): string {
+  const x = b.input(name, ['batch', size, size, 3]);
+  const centred = b.node('Sub', [x, b.constFloat('mean_rgb', [3], [...FACEAPI_MEAN_RGB])], { name: 'normalize/sub' });
+  const scaled = b.node('Div', [centred, b.constFloat('div_255', [], [255])], { name: 'normalize/div' });
+  return b.node('Transpose', [scaled], { attrs: { perm: [0, 3, 1, 2] }, name: 'to_nchw' });
+}
+
+export interface ConvSpec {
+  /** ONNX-layout weight [out, in/group, kh, kw] */
+  weight: Float32Array;
+  dims: [number, number, number, number];
+  bias?: Float32Array;
+  stride: number;
+  /** explicit [top, left, bottom, right] */
+  pads: [number, number, number, number];
+  group?: number;
+}
+
+export function conv(b: GraphBuilder, x: string, hint: string, spec: ConvSpec): string {
+  const inputs = [x, b.constFloat(`${hint}/weight`, spec.dims, spec.weight)];
+  if (spec.bias) inputs.push(b.constFloat(`${hint}/bias`, [spec.dims[0]], spec.bias));
+  return b.node('Conv', inputs, {
+    name: hint,
+    attrs: {
+      kernel_shape: [spec.dims[2], spec.dims[3]],
+      strides: [spec.stride, spec.stride],
+      pads: spec.pads,
+      dilations: [1, 1],
+      group: spec.group ?? 1,
+    },
+  });
+}
+
+export function relu(b: GraphBuilder, x: string, hint: string): string {
+  return b.node('Relu', [x], { name: `${hint}/relu` });
+}
+
+export function add(b: GraphBuilder, x: string, y: string, hint: string): string {
+  return b.node('Add', [x, y], { name: `${hint}/add` });
+}

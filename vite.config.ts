@@ -1,0 +1,18 @@
+import { defineConfig, defaultClientConditions } from 'vite';
+import { crossOriginIsolationHeaders } from './tools/browser-env.ts';
+import { ortAssets } from './tools/vite-ort-assets.ts';
+
+export default defineConfig({
+  plugins: [ortAssets()],
+  // Both servers send COOP/COEP so the page is cross-origin isolated (threads for ORT).
+  server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared'] } },
+  preview: { headers: crossOriginIsolationHeaders },
+  resolve: {
+    // ORT's "extern wasm" builds load their glue from ort.env.wasm.wasmPaths (our /ort/)
+    // instead of inlining it into the app bundle.
+    conditions: [...defaultClientConditions, 'onnxruntime-web-use-extern-wasm'],
+  },
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  build: { target: 'es2022' },
+});
