@@ -13,6 +13,7 @@ export default defineConfig({
     conditions: [...defaultClientConditions, 'onnxruntime-web-use-extern-wasm'],
   },
   worker: { format: 'es' },
-  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  // pre-bundled up front so the first visit is not reloaded by dependency discovery
+  optimizeDeps: { exclude: ['onnxruntime-web'], include: ['comlink', 'zod', 'idb'] },
   build: { target: 'es2022' },
 });

@@ -4,6 +4,7 @@
 import { copyFileSync, createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Connect, Plugin } from 'vite';
+import { crossOriginIsolationHeaders } from './browser-env.ts';
 
 export const ORT_BASE_PATH = '/ort/';
 /** The plain SIMD+threads build (WASM EP) and the asyncify build (WebGPU EP). */
@@ -27,6 +28,8 @@ function middleware(root: string): Connect.NextHandleFunction {
     res.setHeader('Content-Type', name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
     res.setHeader('Content-Length', String(statSync(file).size));
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    // ORT's glue also runs as the pthread workers' script, which must be isolated too
+    for (const [k, v] of Object.entries(crossOriginIsolationHeaders)) res.setHeader(k, v);
     createReadStream(file).pipe(res);
   };
 }
