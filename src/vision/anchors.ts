@@ -1,0 +1,23 @@
+// SSD anchor grids of the BlazeFace-family detectors (pure).
+import type { Point } from './geometry.ts';
+
+export interface AnchorSpec {
+  /** input side in pixels */
+  inputSize: number;
+  /** one entry per feature map: its stride and how many anchors each cell holds */
+  layers: { stride: number; anchorsPerCell: number }[];
+}
+
+/** Anchor centres in input pixels, in the order the detector's outputs list them. */
+export function generateAnchors(spec: AnchorSpec): Point[] {
+  const anchors: Point[] = [];
+  for (const { stride, anchorsPerCell } of spec.layers) {
+    const cells = Math.ceil(spec.inputSize / stride);
+    for (let y = 0; y < cells; y++) {
+      for (let x = 0; x < cells; x++) {
+        for (let n = 0; n < anchorsPerCell; n++) anchors.push({ x: (x + 0.5) * stride, y: (y + 0.5) * stride });
+      }
+    }
+  }
+  return anchors;
+}
