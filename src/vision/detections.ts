@@ -10,6 +10,8 @@ export interface Candidate {
   score: number;
   /** 6 keypoints: the eye on the image's left, the other eye, nose tip, mouth centre, ears */
   keypoints: Point[];
+  /** rotation (radians) of the view the face was found in; 0 for upright search */
+  angle?: number;
 }
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));

@@ -97,3 +97,15 @@ export function distance(a: Point, b: Point): number {
 export function midpoint(a: Point, b: Point): Point {
   return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
 }
+
+/**
+ * A square sub-region of a view, given as fractions of the view's side: its centre
+ * (fx, fy from the view's top-left, in the view's own rotated frame) and its side.
+ */
+export function subView(view: View, fx: number, fy: number, side: number): View {
+  const dx = (fx - 0.5) * view.size;
+  const dy = (fy - 0.5) * view.size;
+  const cos = Math.cos(view.angle);
+  const sin = Math.sin(view.angle);
+  return { cx: view.cx + cos * dx - sin * dy, cy: view.cy + sin * dx + cos * dy, size: side * view.size, angle: view.angle };
+}

@@ -2,10 +2,14 @@
 // through comlink (see src/engine/vision-client.ts).
 import * as Comlink from 'comlink';
 import type { RuntimeEnv } from '../env.ts';
+import { toResult, type Result } from '../errors.ts';
+import { CropRenderer } from './crop-renderer.ts';
+import { analyzeImage, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type NamedOutput } from './model-registry.ts';
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry }> | undefined;
+const crops = new CropRenderer();
 
 function requireReady() {
   if (!ready) throw new Error('vision worker used before init()');
@@ -34,6 +38,13 @@ const api = {
   async runModel(id: string, input: Float32Array, dims: number[]): Promise<Record<string, NamedOutput>> {
     const outputs = await (await requireReady()).models.run(id, input, dims);
     return Comlink.transfer(outputs, Object.values(outputs).map((o) => o.data.buffer as ArrayBuffer));
+  },
+
+  /** The whole pipeline on one image: decode, detect, mesh, attributes. */
+  async analyze(input: Blob | string | Uint8Array, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
+    const { models } = await requireReady();
+    // the worker's own fetch is the real network: a page-level fetch shim never reaches here
+    return toResult(() => analyzeImage(input, options, { models, crops, fetch: globalThis.fetch.bind(globalThis) }));
   },
 };
 

@@ -134,7 +134,7 @@ export const CATALOG: CatalogEntry[] = [
     source: { kind: 'tfjs-graph', modelJson: 'models/liveness.json' },
     description: 'Liveness classifier, 32x32 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 32x32' },
-    outputs: { activation_6: 'softmax over [fake, live]' },
+    outputs: { activation_6: 'softmax over 2 classes; index 0 is the live-person probability (as the source library reads it)' },
   },
   {
     id: 'iris',

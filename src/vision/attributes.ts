@@ -1,0 +1,52 @@
+// Attribute model outputs → plain values (pure).
+
+/** GEAR's age bins (years, bin centres). */
+export const GEAR_AGE_BINS = [15, 23, 28, 35.5, 45.5, 55.5, 65] as const;
+export const GEAR_RACES = ['white', 'black', 'asian', 'indian', 'other'] as const;
+export const EMOTION_CLASSES = ['angry', 'disgust', 'fear', 'happy', 'sad', 'surprise', 'neutral'] as const;
+
+export interface Demographics {
+  /** years */
+  age: number;
+  /** probability the face is male, 0..1 */
+  male: number;
+  /** GEAR's five race classes, summing to 1 */
+  race: Record<(typeof GEAR_RACES)[number], number>;
+}
+
+function expectation(probs: ArrayLike<number>, values: readonly number[]): number {
+  let sum = 0;
+  let total = 0;
+  for (let i = 0; i < values.length; i++) {
+    sum += probs[i]! * values[i]!;
+    total += probs[i]!;
+  }
+  return total > 0 ? sum / total : 0;
+}
+
+/**
+ * Age as the mean of two estimators: FaceRes's 100-bin softmax and GEAR's 7 bins
+ * (each alone is biased toward its training set's middle ages).
+ */
+export function estimateAge(faceresAge: ArrayLike<number>, gearAge: ArrayLike<number>): number {
+  const years = Array.from({ length: faceresAge.length }, (_, i) => i);
+  return (expectation(faceresAge, years) + expectation(gearAge, GEAR_AGE_BINS)) / 2;
+}
+
+/** Male probability: mean of FaceRes's sigmoid (> 0.5 male) and GEAR's [male, female] softmax. */
+export function estimateMale(faceresGender: number, gearGender: ArrayLike<number>): number {
+  return (faceresGender + gearGender[0]!) / 2;
+}
+
+export function raceFractions(race: ArrayLike<number>): Demographics['race'] {
+  const total = GEAR_RACES.reduce((s, _, i) => s + race[i]!, 0) || 1;
+  return Object.fromEntries(GEAR_RACES.map((name, i) => [name, race[i]! / total])) as Demographics['race'];
+}
+
+/**
+ * Liveness 0..1 (1 = live person): the mean of the antispoof model's real-probability and
+ * the liveness model's live-probability.
+ */
+export function combineLiveness(antispoofReal: number, livenessLive: number): number {
+  return Math.min(1, Math.max(0, (antispoofReal + livenessLive) / 2));
+}

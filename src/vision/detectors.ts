@@ -1,0 +1,40 @@
+// The face detectors the engine can run, as data (pure).
+import type { AnchorSpec } from './anchors.ts';
+
+export interface DetectorSpec {
+  model: string;
+  anchors: AnchorSpec;
+  /** output pairs [scores, regressors] in anchor order, or one combined [logit + 16] output */
+  outputs: { scores: string; regressors: string }[] | { combined: string };
+  /** smallest face found reliably, as a fraction of the input side (measured, see docs/detection.md) */
+  minFaceFraction: number;
+}
+
+export const DETECTORS = {
+  'blazeface-front': {
+    model: 'blazeface-front',
+    anchors: { inputSize: 128, layers: [{ stride: 8, anchorsPerCell: 2 }, { stride: 16, anchorsPerCell: 6 }] },
+    outputs: [
+      { scores: 'scores_fine', regressors: 'boxes_fine' },
+      { scores: 'scores_coarse', regressors: 'boxes_coarse' },
+    ],
+    minFaceFraction: 0.15,
+  },
+  'blazeface-back': {
+    model: 'blazeface-back',
+    anchors: { inputSize: 256, layers: [{ stride: 16, anchorsPerCell: 2 }, { stride: 32, anchorsPerCell: 6 }] },
+    outputs: [
+      { scores: 'scores_fine', regressors: 'boxes_fine' },
+      { scores: 'scores_coarse', regressors: 'boxes_coarse' },
+    ],
+    minFaceFraction: 0.08,
+  },
+  'facemesh-detection-full': {
+    model: 'facemesh-detection-full',
+    anchors: { inputSize: 192, layers: [{ stride: 4, anchorsPerCell: 1 }] },
+    outputs: { combined: 'Identity:0' },
+    minFaceFraction: 0.06,
+  },
+} as const satisfies Record<string, DetectorSpec>;
+
+export type DetectorId = keyof typeof DETECTORS;

@@ -1,0 +1,116 @@
+// Finds faces: runs a detector over the planned views of the image, maps every candidate
+// back to image pixels and merges duplicates across views.
+import { generateAnchors } from '../vision/anchors.ts';
+import { decodeCandidates, weightedNms, type Candidate } from '../vision/detections.ts';
+import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
+import { applyAffine, cropToImage, type Point, type View } from '../vision/geometry.ts';
+import { rgbaToTensor } from '../vision/tensor.ts';
+import { planViews } from '../vision/tiling.ts';
+import type { CropRenderer } from './crop-renderer.ts';
+import type { ModelRegistry } from './model-registry.ts';
+
+export interface DetectorOptions {
+  detector: DetectorId;
+  /** smallest face height to report, image pixels */
+  minFace: number;
+  minScore: number;
+  /** in-plane rotations to search, radians */
+  angles: readonly number[];
+}
+
+export interface DetectorStats {
+  views: number;
+  candidates: number;
+  /** time spent cutting views and making tensors, and in the detector model */
+  cropMs: number;
+  inferMs: number;
+}
+
+const anchorCache = new Map<string, Point[]>();
+function anchorsOf(spec: DetectorSpec): Point[] {
+  let anchors = anchorCache.get(spec.model);
+  if (!anchors) {
+    anchors = generateAnchors(spec.anchors);
+    anchorCache.set(spec.model, anchors);
+  }
+  return anchors;
+}
+
+/** Splits a combined [anchors x 17] output into logits and 16 regressors per anchor. */
+function splitCombined(data: Float32Array): { scores: Float32Array; regressors: Float32Array } {
+  const n = data.length / 17;
+  const scores = new Float32Array(n);
+  const regressors = new Float32Array(n * 16);
+  for (let i = 0; i < n; i++) {
+    scores[i] = data[i * 17]!;
+    regressors.set(data.subarray(i * 17 + 1, i * 17 + 17), i * 16);
+  }
+  return { scores, regressors };
+}
+
+async function detectInView(
+  image: CanvasImageSource,
+  view: View,
+  spec: DetectorSpec,
+  minScore: number,
+  models: ModelRegistry,
+  crops: CropRenderer,
+  stats: DetectorStats,
+): Promise<Candidate[]> {
+  const size = spec.anchors.inputSize;
+  const t0 = performance.now();
+  const tensor = rgbaToTensor(crops.render(image, view, size), size * size, 'RGB', [-1, 1]);
+  const t1 = performance.now();
+  const out = await models.run(spec.model, tensor, [1, size, size, 3]);
+  stats.cropMs += t1 - t0;
+  stats.inferMs += performance.now() - t1;
+  const anchors = anchorsOf(spec);
+  const found: Candidate[] = [];
+  if ('combined' in spec.outputs) {
+    const { scores, regressors } = splitCombined(out[spec.outputs.combined]!.data);
+    found.push(...decodeCandidates(scores, regressors, anchors, minScore));
+  } else {
+    let offset = 0;
+    for (const pair of spec.outputs) {
+      const scores = out[pair.scores]!.data;
+      found.push(...decodeCandidates(scores, out[pair.regressors]!.data, anchors.slice(offset, offset + scores.length), minScore));
+      offset += scores.length;
+    }
+  }
+  // back to image pixels; a rotated view's box stays an upright square of the same size
+  const toImage = cropToImage(view, size);
+  const scale = view.size / size;
+  return found.map((c) => {
+    const centre = applyAffine(toImage, { x: c.box.x + c.box.width / 2, y: c.box.y + c.box.height / 2 });
+    const width = c.box.width * scale;
+    const height = c.box.height * scale;
+    return {
+      score: c.score,
+      box: { x: centre.x - width / 2, y: centre.y - height / 2, width, height },
+      keypoints: c.keypoints.map((p) => applyAffine(toImage, p)),
+      angle: view.angle,
+    };
+  });
+}
+
+export async function detectFaces(
+  image: CanvasImageSource & { width: number; height: number },
+  options: DetectorOptions,
+  models: ModelRegistry,
+  crops: CropRenderer,
+): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
+  const spec: DetectorSpec = DETECTORS[options.detector];
+  const views = planViews(image.width, image.height, {
+    minFace: options.minFace,
+    detectorMinFraction: spec.minFaceFraction,
+    overlap: 0.3,
+    angles: options.angles,
+    zoomOut: 1.6,
+  });
+  const candidates: Candidate[] = [];
+  const stats: DetectorStats = { views: views.length, candidates: 0, cropMs: 0, inferMs: 0 };
+  for (const view of views) candidates.push(...(await detectInView(image, view, spec, options.minScore, models, crops, stats)));
+  stats.candidates = candidates.length;
+  const faces = weightedNms(candidates).filter((c) => c.box.height >= options.minFace);
+  return { faces, stats };
+}

@@ -1,0 +1,118 @@
+// One image through the whole pipeline: intake → detection → per-face analysis.
+import { EngineError } from '../errors.ts';
+import { intakeImage, type ImageInput } from '../intake/index.ts';
+import type { DetectorId } from '../vision/detectors.ts';
+import type { SelectorFlags } from '../vision/selector.ts';
+import type { CropRenderer } from './crop-renderer.ts';
+import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
+import { detectFaces, type DetectorStats } from './face-detector.ts';
+import type { ModelRegistry } from './model-registry.ts';
+
+/** Faces smaller than this are never searched: nothing useful can be measured on them. */
+export const MIN_FACE_PIXELS = 20;
+
+/** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
+export const DETECTION: DetectionSettings = {
+  detector: 'facemesh-detection-full',
+  minScore: 0.5,
+  fullMinScore: 0.35,
+  minMeshScore: 0.5,
+  rollAngles: [0, Math.PI / 3, -Math.PI / 3],
+};
+
+export interface DetectionSettings {
+  detector: DetectorId;
+  minScore: number;
+  fullMinScore: number;
+  minMeshScore: number;
+  rollAngles: number[];
+}
+
+export interface ImageAnalysisOptions {
+  minHeadScale: number;
+  selector: SelectorFlags;
+  demographics: boolean;
+  emotion: boolean;
+  keepMesh: boolean;
+  /** overrides of the tuned detection settings (for evaluation runs) */
+  detection?: Partial<DetectionSettings>;
+}
+
+export interface ImageTimings {
+  decode: number;
+  detect: number;
+  mesh: number;
+  demographics: number;
+  emotion: number;
+  liveness: number;
+  total: number;
+}
+
+export interface ImageAnalysis {
+  width: number;
+  height: number;
+  format: string;
+  /** largest face first */
+  faces: FaceAnalysis[];
+  detector: DetectorStats;
+  timings: ImageTimings;
+}
+
+export async function analyzeImage(
+  input: ImageInput | Uint8Array,
+  options: ImageAnalysisOptions,
+  deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch },
+): Promise<ImageAnalysis> {
+  const started = performance.now();
+  const settings = { ...DETECTION, ...options.detection };
+  const image = await intakeImage(input, { fetch: deps.fetch });
+  try {
+    const decoded = performance.now();
+    const minFace = Math.max(MIN_FACE_PIXELS, options.minHeadScale * Math.min(image.width, image.height));
+    const { faces: detections, stats } = await detectFaces(
+      image.bitmap,
+      {
+        detector: settings.detector,
+        minFace,
+        minScore: options.selector.full ? settings.fullMinScore : settings.minScore,
+        angles: options.selector.roll ? settings.rollAngles : [0],
+      },
+      deps.models,
+      deps.crops,
+    );
+    const detected = performance.now();
+    const analyzer = new FaceAnalyzer(deps.models, deps.crops);
+    const faces: FaceAnalysis[] = [];
+    for (const d of detections) {
+      const face = await analyzer.analyze(image.bitmap, d, {
+        demographics: options.demographics,
+        emotion: options.emotion,
+        liveness: options.selector.liveness,
+        keepMesh: options.keepMesh,
+        minMeshScore: settings.minMeshScore,
+      });
+      if (face && face.box.height >= minFace * 0.8) faces.push(face);
+    }
+    faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+    return {
+      width: image.width,
+      height: image.height,
+      format: image.format,
+      faces,
+      detector: stats,
+      timings: {
+        decode: decoded - started,
+        detect: detected - decoded,
+        ...analyzer.times,
+        total: performance.now() - started,
+      },
+    };
+  } finally {
+    image.bitmap.close();
+  }
+}
+
+export function requireFaces(analysis: ImageAnalysis): ImageAnalysis {
+  if (analysis.faces.length === 0) throw new EngineError('NO_FACES');
+  return analysis;
+}
