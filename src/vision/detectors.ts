@@ -18,7 +18,7 @@ export const DETECTORS = {
       { scores: 'scores_fine', regressors: 'boxes_fine' },
       { scores: 'scores_coarse', regressors: 'boxes_coarse' },
     ],
-    minFaceFraction: 0.15,
+    minFaceFraction: 0.1,
   },
   'blazeface-back': {
     model: 'blazeface-back',

@@ -11,11 +11,6 @@ export interface TilingOptions {
   overlap: number;
   /** in-plane rotations to search (radians), 0 always included first */
   angles?: readonly number[];
-  /**
-   * Also search the whole frame shrunk into a view this much larger than it, so a face that
-   * fills a tight crop is seen with the margin detectors expect (1 = no such view).
-   */
-  zoomOut?: number;
 }
 
 /** Side of the view at each pyramid level: whole frame first, halving down to the finest needed. */
@@ -24,9 +19,9 @@ export function pyramidSizes(width: number, height: number, o: TilingOptions): n
   const finest = o.minFace / o.detectorMinFraction;
   const sizes = [whole];
   let size = whole;
-  while (size > finest * 1.05) {
+  // a level only 10% coarser than needed is close enough (measured: no recall lost on the dev set)
+  while (size > finest * 1.1) {
     size = Math.max(size / 2, finest);
-    // a tile larger than the short side adds nothing over the previous level's coverage
     sizes.push(size);
   }
   return sizes;
@@ -41,11 +36,18 @@ function positions(extent: number, size: number, overlap: number): number[] {
   return Array.from({ length: n }, (_, i) => size / 2 + i * stride);
 }
 
+/**
+ * The whole frame shrunk into a view `factor` times larger: a face that fills a tight crop
+ * is then seen with the margin detectors expect. Searched only when nothing else was found.
+ */
+export function zoomedOutView(width: number, height: number, factor: number, angle = 0): View {
+  return { cx: width / 2, cy: height / 2, size: Math.max(width, height) * factor, angle };
+}
+
 export function planViews(width: number, height: number, o: TilingOptions): View[] {
   const angles = o.angles?.length ? o.angles : [0];
   const views: View[] = [];
   for (const angle of angles) {
-    if ((o.zoomOut ?? 1) > 1) views.push({ cx: width / 2, cy: height / 2, size: Math.max(width, height) * o.zoomOut!, angle });
     for (const size of pyramidSizes(width, height, o)) {
       for (const cy of positions(height, size, o.overlap)) {
         for (const cx of positions(width, size, o.overlap)) views.push({ cx, cy, size, angle });

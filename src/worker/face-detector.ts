@@ -5,7 +5,10 @@ import { decodeCandidates, weightedNms, type Candidate } from '../vision/detecti
 import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
 import { applyAffine, cropToImage, type Point, type View } from '../vision/geometry.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
-import { planViews } from '../vision/tiling.ts';
+import { planViews, zoomedOutView } from '../vision/tiling.ts';
+
+/** how much larger than the frame the fallback view for tight crops is */
+const ZOOM_OUT = 1.6;
 import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -16,6 +19,8 @@ export interface DetectorOptions {
   minScore: number;
   /** in-plane rotations to search, radians */
   angles: readonly number[];
+  /** overrides the detector's measured smallest-face fraction (evaluation runs) */
+  minFaceFraction?: number;
 }
 
 export interface DetectorStats {
@@ -102,14 +107,19 @@ export async function detectFaces(
   const spec: DetectorSpec = DETECTORS[options.detector];
   const views = planViews(image.width, image.height, {
     minFace: options.minFace,
-    detectorMinFraction: spec.minFaceFraction,
+    detectorMinFraction: options.minFaceFraction ?? spec.minFaceFraction,
     overlap: 0.3,
     angles: options.angles,
-    zoomOut: 1.6,
   });
   const candidates: Candidate[] = [];
   const stats: DetectorStats = { views: views.length, candidates: 0, cropMs: 0, inferMs: 0 };
   for (const view of views) candidates.push(...(await detectInView(image, view, spec, options.minScore, models, crops, stats)));
+  if (candidates.length === 0) {
+    for (const angle of options.angles) {
+      stats.views++;
+      candidates.push(...(await detectInView(image, zoomedOutView(image.width, image.height, ZOOM_OUT, angle), spec, options.minScore, models, crops, stats)));
+    }
+  }
   stats.candidates = candidates.length;
   const faces = weightedNms(candidates).filter((c) => c.box.height >= options.minFace);
   return { faces, stats };

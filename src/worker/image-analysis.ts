@@ -8,16 +8,14 @@ import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
-/** Faces smaller than this are never searched: nothing useful can be measured on them. */
-export const MIN_FACE_PIXELS = 20;
-
 /** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
 export const DETECTION: DetectionSettings = {
-  detector: 'facemesh-detection-full',
-  minScore: 0.5,
-  fullMinScore: 0.35,
+  detector: 'blazeface-front',
+  minScore: 0.6,
+  fullMinScore: 0.45,
   minMeshScore: 0.5,
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
+  minFacePixels: 28,
 };
 
 export interface DetectionSettings {
@@ -26,6 +24,9 @@ export interface DetectionSettings {
   fullMinScore: number;
   minMeshScore: number;
   rollAngles: number[];
+  /** faces smaller than this (image pixels) are never searched: nothing useful can be measured on them */
+  minFacePixels: number;
+  minFaceFraction?: number;
 }
 
 export interface ImageAnalysisOptions {
@@ -68,7 +69,7 @@ export async function analyzeImage(
   const image = await intakeImage(input, { fetch: deps.fetch });
   try {
     const decoded = performance.now();
-    const minFace = Math.max(MIN_FACE_PIXELS, options.minHeadScale * Math.min(image.width, image.height));
+    const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(image.width, image.height));
     const { faces: detections, stats } = await detectFaces(
       image.bitmap,
       {
@@ -76,6 +77,7 @@ export async function analyzeImage(
         minFace,
         minScore: options.selector.full ? settings.fullMinScore : settings.minScore,
         angles: options.selector.roll ? settings.rollAngles : [0],
+        minFaceFraction: settings.minFaceFraction,
       },
       deps.models,
       deps.crops,

@@ -1,0 +1,61 @@
+// Analysis results → the Kairos face JSON fields (pure). The one place that decides
+// rounding, the race mapping and the left/right convention of the response.
+import type { Attributes, DetectFace } from '../api/detect-schema.ts';
+import type { FaceAnalysis } from '../worker/face-analyzer.ts';
+
+/** Inner-lip gap above this fraction of mouth width counts as "Apart". */
+export const LIPS_APART_RATIO = 0.08;
+
+const round = Math.round;
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/**
+ * GEAR has five classes [white, black, asian, indian, other] and no hispanic class:
+ * asian = asian + indian (South Asian counted as Asian), hispanic = 0, white/black/other as is.
+ */
+export function kairosAttributes(face: FaceAnalysis): Attributes {
+  const d = face.demographics;
+  const male = d ? d.male : 0.5;
+  const attributes: Attributes = {
+    age: d ? round(d.age) : 0,
+    gender: { type: male > 0.5 ? 'M' : 'F', maleConfidence: round3(male), femaleConfidence: round3(1 - male) },
+    asian: round3(d ? d.race.asian + d.race.indian : 0),
+    black: round3(d ? d.race.black : 0),
+    hispanic: 0,
+    white: round3(d ? d.race.white : 0),
+    other: round3(d ? d.race.other : 0),
+    lips: face.geometry.mouthOpen > LIPS_APART_RATIO ? 'Apart' : 'Together',
+  };
+  if (face.liveness !== undefined) attributes.liveness = round3(face.liveness);
+  return attributes;
+}
+
+/** The face box clipped to the image (a face cut by the edge keeps its visible part). */
+export function clippedBox(face: FaceAnalysis, width: number, height: number) {
+  const x0 = Math.max(0, round(face.box.x));
+  const y0 = Math.max(0, round(face.box.y));
+  const x1 = Math.min(width, round(face.box.x + face.box.width));
+  const y1 = Math.min(height, round(face.box.y + face.box.height));
+  return { topLeftX: x0, topLeftY: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+}
+
+export function kairosDetectFace(face: FaceAnalysis, faceId: number, imageWidth: number, imageHeight: number): DetectFace {
+  const g = face.geometry;
+  return {
+    ...clippedBox(face, imageWidth, imageHeight),
+    chinTipX: round(g.chin.x),
+    chinTipY: round(g.chin.y),
+    rightEyeCenterX: round(g.rightEye.x),
+    rightEyeCenterY: round(g.rightEye.y),
+    leftEyeCenterX: round(g.leftEye.x),
+    leftEyeCenterY: round(g.leftEye.y),
+    eyeDistance: round(g.eyeDistance),
+    yaw: round(g.yaw),
+    pitch: round(g.pitch),
+    roll: round(g.roll),
+    confidence: round3(face.detection.score),
+    quality: round3(face.quality),
+    face_id: faceId,
+    attributes: kairosAttributes(face),
+  };
+}

@@ -1,0 +1,209 @@
+// Node side of the browser harness, shared by bench, eval and e2e scripts: serves this
+// project with vite's dev server (the project's vite.config.ts, so COOP/COEP and /ort/
+// apply), drives Debian's Chromium through playwright-core, and calls functions a page
+// registered with tools/harness/page.ts. Everything is torn down on close, errors,
+// timeouts and Ctrl-C.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { chromiumArgs, chromiumPath } from '../browser-env.ts';
+import type {} from './page.ts'; // declares globalThis.__harness for the evaluate callbacks
+
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface BrowserSessionOptions {
+  /** Forward the page's and its workers' console output (and page errors) to stdout. */
+  console?: boolean;
+  /** Limit for starting and for each open(), in ms (default 60 s); also Playwright's default. */
+  timeoutMs?: number;
+  /** Limit for each call(), in ms (default 120 s). */
+  callTimeoutMs?: number;
+  /** Fail open() unless the page is cross-origin isolated (default true: ORT threads need it). */
+  requireIsolation?: boolean;
+  /** Reject pending and later calls when the page throws an uncaught error (default true). */
+  failOnPageError?: boolean;
+  /** Extra Chromium flags, after the shared ones from tools/browser-env.ts. */
+  extraArgs?: string[];
+}
+
+export interface BrowserSession {
+  /** e.g. http://127.0.0.1:41234 (no trailing slash) */
+  readonly baseUrl: string;
+  readonly browser: Browser;
+  /** escape hatch for e2e tests (clicks, screenshots); bench/eval should only need call() */
+  readonly page: Page;
+  /** Navigates to a project path (e.g. '/tools/bench/pages/models.html') and waits for expose(). */
+  open(path: string): Promise<void>;
+  /** Calls a function the page exposed; args and result must be structured-cloneable. */
+  call<R = unknown>(name: string, ...args: unknown[]): Promise<R>;
+  /** Idempotent; never throws. After a page error, crash or failed script load the session
+   * only rejects; close it. */
+  close(): Promise<void>;
+}
+
+/** Rejects with a readable error when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function startViteDevServer(): Promise<{ server: ViteDevServer; baseUrl: string }> {
+  const server = await createServer({
+    configFile: resolve(projectRoot, 'vite.config.ts'),
+    root: projectRoot,
+    logLevel: 'warn',
+    clearScreen: false,
+    // own optimizer cache, so a concurrent `npm run dev` or vitest run can't invalidate ours
+    cacheDir: resolve(projectRoot, 'node_modules/.vite/harness'),
+    server: {
+      host: '127.0.0.1',
+      port: 0, // ephemeral: several sessions (and a dev server) may run at once
+      strictPort: true,
+      // no file watching: an edit elsewhere in the tree must not hot-update a page mid-measurement
+      // (the HMR socket stays: vite's client logs errors without it)
+      watch: null,
+    },
+  });
+  try {
+    await server.listen();
+    const address = server.httpServer?.address();
+    if (!address || typeof address === 'string') throw new Error('vite dev server has no TCP address');
+    return { server, baseUrl: `http://127.0.0.1:${address.port}` };
+  } catch (error) {
+    await server.close().catch(() => {});
+    throw error;
+  }
+}
+
+function consoleLine(msg: ConsoleMessage): string {
+  const worker = msg.worker();
+  const from = worker ? `worker ${worker.url().split('/').pop()?.split('?')[0]}` : 'page';
+  return `[${from}] ${msg.type()}: ${msg.text()}`;
+}
+
+export async function startBrowserSession(options: BrowserSessionOptions = {}): Promise<BrowserSession> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const callTimeoutMs = options.callTimeoutMs ?? 120_000;
+  const requireIsolation = options.requireIsolation ?? true;
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  let closing: Promise<void> | undefined;
+
+  // Rejects once the page is unusable; every open()/call() races against it.
+  let fail!: (error: Error) => void;
+  const failure = new Promise<never>((_, reject) => (fail = reject));
+  failure.catch(() => {}); // observed through the races below
+
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // bounded: a wedged browser must not hang the script (Playwright kills it at exit anyway)
+      await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, 'closing Chromium').catch(() => {});
+      await withTimeout(server?.close() ?? Promise.resolve(), 10_000, 'closing vite').catch(() => {});
+    })());
+  function onSignal(signal: NodeJS.Signals): void {
+    void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const started = await withTimeout(
+      (async () => {
+        const vite = await startViteDevServer();
+        server = vite.server;
+        if (closing) await vite.server.close(); // timed out meanwhile: close() already ran
+        browser = await chromium.launch({
+          executablePath: chromiumPath,
+          args: [...chromiumArgs, ...(options.extraArgs ?? [])],
+          headless: true,
+          // our handler closes vite too
+          handleSIGINT: false,
+          handleSIGTERM: false,
+        });
+        if (closing) await browser.close();
+        return { baseUrl: vite.baseUrl, browser, page: await browser.newPage() };
+      })(),
+      timeoutMs,
+      'starting vite + Chromium',
+    );
+    const { baseUrl, page } = started;
+    page.setDefaultTimeout(timeoutMs);
+    if (options.console) {
+      page.on('console', (msg) => console.log(consoleLine(msg)));
+    }
+    page.on('pageerror', (error) => {
+      if (options.console) console.log(`[page] uncaught: ${error.stack ?? error.message}`);
+      if (options.failOnPageError ?? true) fail(new Error(`uncaught error in the page: ${error.message}`));
+    });
+    // A module that fails to load (vite transform error, 404, stale optimized dep) would
+    // otherwise leave open() or a worker call waiting for the full timeout.
+    page.on('response', (response) => {
+      if (response.status() >= 400 && response.request().resourceType() === 'script') {
+        fail(new Error(`script ${response.url()} failed to load: HTTP ${response.status()}`));
+      }
+    });
+    page.on('requestfailed', (request) => {
+      // ERR_ABORTED is a navigation cancelling its predecessor's loads, not a broken page
+      const reason = request.failure()?.errorText ?? '';
+      if (request.resourceType() === 'script' && !reason.includes('ERR_ABORTED')) fail(new Error(`script ${request.url()} failed: ${reason}`));
+    });
+    page.on('crash', () => fail(new Error('the page crashed')));
+    started.browser.on('disconnected', () => fail(new Error('Chromium disconnected')));
+
+    const guarded = <T>(promise: Promise<T>, what: string, ms = timeoutMs): Promise<T> =>
+      withTimeout(Promise.race([promise, failure]), ms, what);
+
+    return {
+      baseUrl,
+      browser: started.browser,
+      page,
+      async open(path) {
+        const url = new URL(path, baseUrl).href;
+        const response = await guarded(page.goto(url, { waitUntil: 'load' }), `opening ${path}`);
+        if (!response?.ok()) throw new Error(`opening ${path}: HTTP ${response?.status() ?? 'no response'}`);
+        await guarded(
+          page.waitForFunction(() => globalThis.__harness !== undefined, null, { timeout: timeoutMs }),
+          `waiting for ${path} to call expose()`,
+        );
+        if (requireIsolation && !(await page.evaluate(() => globalThis.crossOriginIsolated))) {
+          throw new Error(`${path} is not cross-origin isolated (COOP/COEP headers missing?)`);
+        }
+      },
+      call<R>(name: string, ...args: unknown[]): Promise<R> {
+        // kept free of inner named functions: tsx's __name helper does not exist in the page
+        const run = page.evaluate(
+          ([fn, fnArgs]) => {
+            const target = globalThis.__harness?.fns[fn];
+            if (!target) throw new Error(`the page exposed no function "${fn}"`);
+            return target(...fnArgs);
+          },
+          [name, args] as [string, unknown[]],
+        );
+        return guarded(run as Promise<R>, `calling ${name}()`, callTimeoutMs);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs `body` with a fresh session and always tears it down. */
+export async function withBrowserSession<T>(
+  options: BrowserSessionOptions,
+  body: (session: BrowserSession) => Promise<T>,
+): Promise<T> {
+  const session = await startBrowserSession(options);
+  try {
+    return await body(session);
+  } finally {
+    await session.close();
+  }
+}
