@@ -20,6 +20,8 @@ export interface AnalysisOptions {
   /** age, gender, race */
   demographics: boolean;
   emotion: boolean;
+  /** which classifier gives the 7 emotions (chosen by `npm run eval`, docs/accuracy.md) */
+  emotionModel?: EmotionModelId;
   liveness: boolean;
   /** keep the 468 mesh points in the result */
   keepMesh: boolean;
@@ -52,6 +54,11 @@ export interface StageTimes {
 }
 
 const MESH_SIZE = 192;
+
+export type EmotionModelId = 'emotion' | 'faceapi-expression';
+export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'emotion';
+/** face-api's class order → ours */
+const FACEAPI_EXPRESSION_ORDER = ['neutral', 'happy', 'sad', 'angry', 'fear', 'disgust', 'surprise'] as const;
 
 /** The face mesh crop: a square 1.4x the detector box, rotated so the eyes are level. */
 function meshView(c: Candidate): View {
@@ -141,9 +148,14 @@ export class FaceAnalyzer {
     }
     if (options.emotion) {
       t = performance.now();
-      const input = grayCrop.map((v) => v / 127.5 - 1);
-      const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
-      analysis.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      if ((options.emotionModel ?? DEFAULT_EMOTION_MODEL) === 'emotion') {
+        const input = grayCrop.map((v) => v / 127.5 - 1);
+        const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
+        analysis.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      } else {
+        const probs = (await this.run(image, faceView, 'faceapi-expression')).expressions!.data;
+        analysis.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      }
       this.times.emotion += performance.now() - t;
     }
     if (options.liveness) {

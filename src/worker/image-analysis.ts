@@ -4,7 +4,7 @@ import { intakeImage, type ImageInput } from '../intake/index.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
-import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
+import { FaceAnalyzer, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -34,6 +34,7 @@ export interface ImageAnalysisOptions {
   selector: SelectorFlags;
   demographics: boolean;
   emotion: boolean;
+  emotionModel?: EmotionModelId;
   keepMesh: boolean;
   /** overrides of the tuned detection settings (for evaluation runs) */
   detection?: Partial<DetectionSettings>;
@@ -89,6 +90,7 @@ export async function analyzeImage(
       const face = await analyzer.analyze(image.bitmap, d, {
         demographics: options.demographics,
         emotion: options.emotion,
+        emotionModel: options.emotionModel,
         liveness: options.selector.liveness,
         keepMesh: options.keepMesh,
         minMeshScore: settings.minMeshScore,
