@@ -1,0 +1,164 @@
+// Pure vision code: geometry, anchors, candidate decoding and NMS, tiling, selector, mesh names.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateAnchors } from '../../src/vision/anchors.ts';
+import { decodeCandidates, weightedNms, type Candidate } from '../../src/vision/detections.ts';
+import { NAMED_LANDMARKS } from '../../src/vision/face-mesh.ts';
+import { applyAffine, cropToImage, imageToCrop, iou, subView, type View } from '../../src/vision/geometry.ts';
+import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
+import { parseSelector } from '../../src/vision/selector.ts';
+import { planViews, pyramidSizes } from '../../src/vision/tiling.ts';
+import { EngineError } from '../../src/errors.ts';
+
+const close = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) < eps;
+
+describe('geometry', () => {
+  it('a view maps its centre to the crop centre and back, at any angle', () => {
+    for (const angle of [0, 0.5, -1.2, Math.PI / 2]) {
+      const view: View = { cx: 300, cy: 200, size: 100, angle };
+      const m = imageToCrop(view, 128);
+      const c = applyAffine(m, { x: 300, y: 200 });
+      expect(close(c.x, 64) && close(c.y, 64)).toBe(true);
+      const p = { x: 317, y: 188 };
+      const back = applyAffine(cropToImage(view, 128), applyAffine(m, p));
+      expect(close(back.x, p.x, 1e-6) && close(back.y, p.y, 1e-6)).toBe(true);
+    }
+  });
+
+  it('an upright view scales by outSize/size', () => {
+    const m = imageToCrop({ cx: 50, cy: 50, size: 100, angle: 0 }, 200);
+    expect(applyAffine(m, { x: 0, y: 0 })).toEqual({ x: 0, y: 0 });
+    expect(applyAffine(m, { x: 100, y: 100 })).toEqual({ x: 200, y: 200 });
+  });
+
+  it('a view rotated clockwise by 90° maps the image point right of centre to the crop top', () => {
+    // the view's "up" is rotated to point right on screen, so a point right of the centre is at the crop's top
+    const m = imageToCrop({ cx: 0, cy: 0, size: 2, angle: Math.PI / 2 }, 2);
+    const p = applyAffine(m, { x: 1, y: 0 });
+    expect(close(p.x, 1, 1e-9) && close(p.y, 0, 1e-9)).toBe(true);
+  });
+
+  it('subView offsets within the rotated frame', () => {
+    const v = subView({ cx: 100, cy: 100, size: 100, angle: 0 }, 0.5, 0.25, 0.5);
+    expect(v).toEqual({ cx: 100, cy: 75, size: 50, angle: 0 });
+  });
+
+  it('iou', () => {
+    expect(iou({ x: 0, y: 0, width: 10, height: 10 }, { x: 5, y: 0, width: 10, height: 10 })).toBeCloseTo(50 / 150);
+    expect(iou({ x: 0, y: 0, width: 10, height: 10 }, { x: 20, y: 0, width: 10, height: 10 })).toBe(0);
+  });
+});
+
+describe('anchors and decoding', () => {
+  it('BlazeFace front anchors: 512 at stride 8 then 384 at stride 16', () => {
+    const a = generateAnchors({ inputSize: 128, layers: [{ stride: 8, anchorsPerCell: 2 }, { stride: 16, anchorsPerCell: 6 }] });
+    expect(a).toHaveLength(896);
+    expect(a[0]).toEqual({ x: 4, y: 4 });
+    expect(a[1]).toEqual({ x: 4, y: 4 });
+    expect(a[512]).toEqual({ x: 8, y: 8 });
+  });
+
+  it('decodes boxes and keypoints relative to anchors and thresholds on score', () => {
+    const anchors = [{ x: 10, y: 20 }, { x: 30, y: 40 }];
+    const scores = Float32Array.from([2, -2]); // sigmoid 0.88 and 0.12
+    const regressors = new Float32Array(32);
+    regressors.set([1, 2, 8, 6, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], 0);
+    const found = decodeCandidates(scores, regressors, anchors, 0.5);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.box).toEqual({ x: 11 - 4, y: 22 - 3, width: 8, height: 6 });
+    expect(found[0]!.keypoints[1]).toEqual({ x: 11, y: 21 });
+    expect(found[0]!.score).toBeCloseTo(1 / (1 + Math.exp(-2)));
+  });
+
+  it('weighted NMS merges overlapping candidates and keeps separate faces', () => {
+    const c = (x: number, score: number): Candidate => ({
+      box: { x, y: 0, width: 10, height: 10 },
+      score,
+      keypoints: Array.from({ length: 6 }, () => ({ x, y: 0 })),
+    });
+    const kept = weightedNms([c(0, 0.9), c(1, 0.8), c(50, 0.7)]);
+    expect(kept).toHaveLength(2);
+    expect(kept[0]!.score).toBe(0.9);
+    expect(kept[0]!.box.x).toBeCloseTo((0 * 0.9 + 1 * 0.8) / 1.7);
+    // a small box inside a big one is the same face
+    const inside: Candidate = { box: { x: 2, y: 2, width: 5, height: 5 }, score: 0.6, keypoints: c(2, 0).keypoints };
+    expect(weightedNms([c(0, 0.9), inside])).toHaveLength(1);
+  });
+});
+
+describe('tiling', () => {
+  it('only the whole frame when faces that small are visible in it', () => {
+    expect(pyramidSizes(640, 480, { minFace: 200, detectorMinFraction: 0.1, overlap: 0.3 })).toEqual([640]);
+    expect(planViews(640, 480, { minFace: 200, detectorMinFraction: 0.1, overlap: 0.3 })).toHaveLength(1);
+  });
+
+  it('finer levels cover the whole image with overlapping tiles', () => {
+    const o = { minFace: 28, detectorMinFraction: 0.1, overlap: 0.3 };
+    const sizes = pyramidSizes(1000, 600, o);
+    expect(sizes[0]).toBe(1000);
+    expect(sizes[sizes.length - 1]! * o.detectorMinFraction).toBeLessThanOrEqual(o.minFace * 1.1);
+    const views = planViews(1000, 600, o);
+    for (const size of sizes.slice(1)) {
+      const level = views.filter((v) => v.size === size);
+      // every image point is inside some tile, with margin for a face of overlap*size
+      for (const x of [0, 250, 500, 999]) {
+        for (const y of [0, 300, 599]) {
+          expect(level.some((v) => Math.abs(v.cx - x) <= size / 2 && Math.abs(v.cy - y) <= size / 2)).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('ROLL searches each rotation', () => {
+    const views = planViews(640, 480, { minFace: 200, detectorMinFraction: 0.1, overlap: 0.3, angles: [0, 1, -1] });
+    expect(views.map((v) => v.angle)).toEqual([0, 1, -1]);
+  });
+});
+
+describe('selector', () => {
+  it('parses comma-separated values case-insensitively', () => {
+    expect(parseSelector(undefined)).toEqual({ roll: false, full: false, liveness: false });
+    expect(parseSelector('FRONTAL')).toEqual({ roll: false, full: false, liveness: false });
+    expect(parseSelector('ROLL, liveness')).toEqual({ roll: true, full: false, liveness: true });
+    expect(parseSelector('FULL,FACE,EYES,SETPOSE')).toEqual({ roll: false, full: true, liveness: false });
+  });
+
+  it('an unknown value is error 1003 naming it', () => {
+    try {
+      parseSelector('FRONTAL,SIDEWAYS');
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(EngineError);
+      expect((e as EngineError).failure.code).toBe(1003);
+      expect((e as EngineError).message).toContain('SIDEWAYS');
+    }
+  });
+});
+
+describe('named landmarks', () => {
+  it('are exactly the 49 names of facts.md, in order', () => {
+    const facts = readFileSync(new URL('../../../shared/spec/facts.md', import.meta.url), 'utf8');
+    const block = facts.slice(facts.indexOf('Landmark names, 49'), facts.indexOf('- Not published'));
+    const names = block.slice(block.indexOf(':') + 1).split(/[\s,]+/).filter((w) => /^[A-Za-z]+$/.test(w));
+    expect(names).toHaveLength(49);
+    expect(NAMED_LANDMARKS.map(([n]) => n)).toEqual(names);
+    for (const [, index] of NAMED_LANDMARKS) expect(index).toBeGreaterThanOrEqual(0);
+    for (const [, index] of NAMED_LANDMARKS) expect(index).toBeLessThan(468);
+  });
+});
+
+describe('quality', () => {
+  it('is higher for sharp, large, frontal faces', () => {
+    const good = faceQuality({ sharpness: 500, eyeDistance: 80, yaw: 0, pitch: 0, score: 0.95 });
+    const poor = faceQuality({ sharpness: 20, eyeDistance: 12, yaw: 40, pitch: 10, score: 0.6 });
+    expect(good).toBeGreaterThan(0.9);
+    expect(poor).toBeLessThan(0.3);
+    expect(good).toBeLessThanOrEqual(1);
+  });
+
+  it('laplacian variance is zero on a flat image and large on a checkerboard', () => {
+    expect(laplacianVariance(new Array(64).fill(100), 8, 8)).toBe(0);
+    const board = Array.from({ length: 64 }, (_, i) => (((i % 8) + Math.floor(i / 8)) % 2 ? 255 : 0));
+    expect(laplacianVariance(board, 8, 8)).toBeGreaterThan(1000);
+  });
+});
