@@ -25,6 +25,8 @@ export const MESH = {
   mouthRight: 61,
   upperLipInner: 13,
   lowerLipInner: 14,
+  /** corners and upper/lower lip centres, averaged into the mouth centre */
+  mouth: [61, 291, 0, 17, 13, 14],
 } as const;
 
 /**
@@ -101,6 +103,7 @@ export interface FaceGeometry {
   noseTip: Point;
   mouthLeft: Point;
   mouthRight: Point;
+  mouthCenter: Point;
   eyeDistance: number;
   /** degrees; yaw > 0: face turned toward the image's right (the subject's left) */
   yaw: number;
@@ -146,6 +149,7 @@ export function faceGeometry(mesh: readonly MeshPoint[]): FaceGeometry {
     noseTip: mesh[MESH.noseTip]!,
     mouthLeft,
     mouthRight,
+    mouthCenter: mean(mesh, MESH.mouth),
     eyeDistance: distance(leftEye, rightEye),
     yaw,
     pitch,

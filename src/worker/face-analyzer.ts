@@ -8,6 +8,7 @@ import {
   EMOTION_CLASSES,
   type Demographics,
 } from '../vision/attributes.ts';
+import { ARCFACE_112, dlibView, flipHorizontal, l2Normalize, similarityView } from '../vision/align.ts';
 import type { Candidate } from '../vision/detections.ts';
 import { faceGeometry, type FaceGeometry, type MeshPoint } from '../vision/face-mesh.ts';
 import { applyAffine, boundingBox, cropToImage, subView, type Box, type View } from '../vision/geometry.ts';
@@ -27,6 +28,8 @@ export interface AnalysisOptions {
   keepMesh: boolean;
   /** a face whose mesh presence score is below this is dropped as a false detection */
   minMeshScore: number;
+  /** face embeddings to compute, each on its own aligned crop */
+  embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
 }
 
 export interface FaceAnalysis {
@@ -44,6 +47,8 @@ export interface FaceAnalysis {
   /** probabilities of angry, disgust, fear, happy, sad, surprise, neutral */
   emotion?: Record<(typeof EMOTION_CLASSES)[number], number>;
   liveness?: number;
+  /** L2-normalised embeddings by model */
+  embeddings?: Partial<Record<EmbeddingModelId, Float32Array>>;
 }
 
 export interface StageTimes {
@@ -51,7 +56,15 @@ export interface StageTimes {
   demographics: number;
   emotion: number;
   liveness: number;
+  embed: number;
 }
+
+export type EmbeddingModelId = 'faceapi-recognition' | 'mobilefacenet' | 'faceres';
+const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
+  'faceapi-recognition': 'descriptor',
+  mobilefacenet: 'embeddings',
+  faceres: 'global_pooling/Mean',
+};
 
 const MESH_SIZE = 192;
 
@@ -72,7 +85,7 @@ function meshView(c: Candidate): View {
 }
 
 export class FaceAnalyzer {
-  readonly times: StageTimes = { mesh: 0, demographics: 0, emotion: 0, liveness: 0 };
+  readonly times: StageTimes = { mesh: 0, demographics: 0, emotion: 0, liveness: 0, embed: 0 };
 
   constructor(
     private readonly models: ModelRegistry,
@@ -165,6 +178,36 @@ export class FaceAnalyzer {
       analysis.liveness = combineLiveness(real, live);
       this.times.liveness += performance.now() - t;
     }
+    if (options.embed && options.embed.models.length > 0) {
+      t = performance.now();
+      analysis.embeddings = {};
+      for (const id of options.embed.models) {
+        analysis.embeddings[id] = await this.embedding(image, id, this.alignedView(id, geometry, faceView), options.embed.flip);
+      }
+      this.times.embed += performance.now() - t;
+    }
     return analysis;
+  }
+
+  /** Each embedding model's own canonical crop. */
+  private alignedView(id: EmbeddingModelId, g: FaceGeometry, faceView: View): View {
+    switch (id) {
+      case 'faceapi-recognition':
+        return dlibView(g.leftEye, g.rightEye, g.mouthCenter);
+      case 'mobilefacenet':
+        return similarityView([g.leftEye, g.rightEye, g.noseTip, g.mouthLeft, g.mouthRight], ARCFACE_112, 112);
+      case 'faceres':
+        return faceView;
+    }
+  }
+
+  /** The L2-normalised embedding; with flip, the mean of the crop's and its mirror image's. */
+  private async embedding(image: CanvasImageSource, id: EmbeddingModelId, view: View, flip: boolean): Promise<Float32Array> {
+    const { data, dims } = await this.tensor(image, view, id);
+    const output = EMBEDDING_OUTPUT[id];
+    const plain = l2Normalize((await this.models.run(id, data, dims))[output]!.data);
+    if (!flip) return plain;
+    const mirrored = l2Normalize((await this.models.run(id, flipHorizontal(data, dims[1]!, dims[3]!), dims))[output]!.data);
+    return l2Normalize(plain.map((v, i) => v + mirrored[i]!));
   }
 }

@@ -4,7 +4,7 @@ import { intakeImage, type ImageInput } from '../intake/index.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
-import { FaceAnalyzer, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
+import { FaceAnalyzer, type EmbeddingModelId, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -36,6 +36,8 @@ export interface ImageAnalysisOptions {
   emotion: boolean;
   emotionModel?: EmotionModelId;
   keepMesh: boolean;
+  /** embeddings to compute per face (recognition) */
+  embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
   /** overrides of the tuned detection settings (for evaluation runs) */
   detection?: Partial<DetectionSettings>;
 }
@@ -47,6 +49,7 @@ export interface ImageTimings {
   demographics: number;
   emotion: number;
   liveness: number;
+  embed: number;
   total: number;
 }
 
@@ -91,6 +94,7 @@ export async function analyzeImage(
         demographics: options.demographics,
         emotion: options.emotion,
         emotionModel: options.emotionModel,
+        embed: options.embed,
         liveness: options.selector.liveness,
         keepMesh: options.keepMesh,
         minMeshScore: settings.minMeshScore,

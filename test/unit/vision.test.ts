@@ -162,3 +162,35 @@ describe('quality', () => {
     expect(laplacianVariance(board, 8, 8)).toBeGreaterThan(1000);
   });
 });
+
+describe('alignment', () => {
+  it('similarityView recovers a known similarity transform', async () => {
+    const { similarityView, ARCFACE_112 } = await import('../../src/vision/align.ts');
+    const view: View = { cx: 400, cy: 300, size: 150, angle: 0.3 };
+    const toImage = cropToImage(view, 112);
+    const imagePoints = ARCFACE_112.map((p) => applyAffine(toImage, p));
+    const fitted = similarityView(imagePoints, ARCFACE_112, 112);
+    expect(fitted.cx).toBeCloseTo(400, 6);
+    expect(fitted.cy).toBeCloseTo(300, 6);
+    expect(fitted.size).toBeCloseTo(150, 6);
+    expect(fitted.angle).toBeCloseTo(0.3, 9);
+  });
+
+  it('dlibView follows face-api for an upright face and turns with the eyes', async () => {
+    const { dlibView } = await import('../../src/vision/align.ts');
+    const v = dlibView({ x: 130, y: 100 }, { x: 70, y: 100 }, { x: 100, y: 160 });
+    const eyeToMouth = Math.hypot(30, 60);
+    expect(v.size).toBeCloseTo(eyeToMouth / 0.45);
+    expect(v.angle).toBe(0);
+    // face-api's box top-left = ref − (0.5, 0.43)·size, so its centre = ref + (0, 0.07)·size
+    expect(v.cx).toBeCloseTo(100);
+    expect(v.cy).toBeCloseTo((100 + 100 + 160) / 3 + 0.07 * v.size);
+  });
+
+  it('flipHorizontal mirrors columns and is its own inverse', async () => {
+    const { flipHorizontal } = await import('../../src/vision/align.ts');
+    const t = Float32Array.from([1, 2, 3, 4]); // 2x2, one channel
+    expect(Array.from(flipHorizontal(t, 2, 1))).toEqual([2, 1, 4, 3]);
+    expect(Array.from(flipHorizontal(flipHorizontal(t, 2, 1), 2, 1))).toEqual([1, 2, 3, 4]);
+  });
+});
