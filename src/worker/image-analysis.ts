@@ -69,55 +69,63 @@ export async function analyzeImage(
   deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch },
 ): Promise<ImageAnalysis> {
   const started = performance.now();
-  const settings = { ...DETECTION, ...options.detection };
   const image = await intakeImage(input, { fetch: deps.fetch });
   try {
-    const decoded = performance.now();
-    const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(image.width, image.height));
-    const { faces: detections, stats } = await detectFaces(
-      image.bitmap,
-      {
-        detector: settings.detector,
-        minFace,
-        minScore: options.selector.full ? settings.fullMinScore : settings.minScore,
-        angles: options.selector.roll ? settings.rollAngles : [0],
-        minFaceFraction: settings.minFaceFraction,
-      },
-      deps.models,
-      deps.crops,
-    );
-    const detected = performance.now();
-    const analyzer = new FaceAnalyzer(deps.models, deps.crops);
-    const faces: FaceAnalysis[] = [];
-    for (const d of detections) {
-      const face = await analyzer.analyze(image.bitmap, d, {
-        demographics: options.demographics,
-        emotion: options.emotion,
-        emotionModel: options.emotionModel,
-        embed: options.embed,
-        liveness: options.selector.liveness,
-        keepMesh: options.keepMesh,
-        minMeshScore: settings.minMeshScore,
-      });
-      if (face && face.box.height >= minFace * 0.8) faces.push(face);
-    }
-    faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
-    return {
-      width: image.width,
-      height: image.height,
-      format: image.format,
-      faces,
-      detector: stats,
-      timings: {
-        decode: decoded - started,
-        detect: detected - decoded,
-        ...analyzer.times,
-        total: performance.now() - started,
-      },
-    };
+    const analysis = await analyzeBitmap(image.bitmap, options, deps);
+    analysis.format = image.format;
+    analysis.timings.decode = analysis.timings.decode + (performance.now() - started - analysis.timings.total);
+    analysis.timings.total = performance.now() - started;
+    return analysis;
   } finally {
     image.bitmap.close();
   }
+}
+
+/** The pipeline on an already decoded, upright frame (e.g. a video frame); the caller owns it. */
+export async function analyzeBitmap(
+  bitmap: ImageBitmap,
+  options: ImageAnalysisOptions,
+  deps: { models: ModelRegistry; crops: CropRenderer },
+): Promise<ImageAnalysis> {
+  const started = performance.now();
+  const settings = { ...DETECTION, ...options.detection };
+  const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
+  const { faces: detections, stats } = await detectFaces(
+    bitmap,
+    {
+      detector: settings.detector,
+      minFace,
+      minScore: options.selector.full ? settings.fullMinScore : settings.minScore,
+      angles: options.selector.roll ? settings.rollAngles : [0],
+      minFaceFraction: settings.minFaceFraction,
+    },
+    deps.models,
+    deps.crops,
+  );
+  const detected = performance.now();
+  const analyzer = new FaceAnalyzer(deps.models, deps.crops);
+  const faces: FaceAnalysis[] = [];
+  for (const d of detections) {
+    const face = await analyzer.analyze(bitmap, d, {
+      demographics: options.demographics,
+      emotion: options.emotion,
+      emotionModel: options.emotionModel,
+      embed: options.embed,
+      liveness: options.selector.liveness,
+      keepMesh: options.keepMesh,
+      minMeshScore: settings.minMeshScore,
+    });
+    if (face && face.box.height >= minFace * 0.8) faces.push(face);
+  }
+  faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+  return {
+    width: bitmap.width,
+    height: bitmap.height,
+    format: 'bitmap',
+    faces,
+    detector: stats,
+    timings: { decode: 0, detect: detected - started, ...analyzer.times, total: performance.now() - started },
+  };
 }
 
 export function requireFaces(analysis: ImageAnalysis): ImageAnalysis {

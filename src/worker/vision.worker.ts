@@ -4,7 +4,7 @@ import * as Comlink from 'comlink';
 import type { RuntimeEnv } from '../env.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
-import { analyzeImage, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
+import { analyzeBitmap, analyzeImage, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type NamedOutput } from './model-registry.ts';
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
@@ -45,6 +45,16 @@ const api = {
     const { models } = await requireReady();
     // the worker's own fetch is the real network: a page-level fetch shim never reaches here
     return toResult(() => analyzeImage(input, options, { models, crops, fetch: globalThis.fetch.bind(globalThis) }));
+  },
+
+  /** The pipeline on a decoded frame (transfer it: the worker closes it when done). */
+  async analyzeFrame(frame: ImageBitmap, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
+    const { models } = await requireReady();
+    try {
+      return await toResult(() => analyzeBitmap(frame, options, { models, crops }));
+    } finally {
+      frame.close();
+    }
   },
 };
 
