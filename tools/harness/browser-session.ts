@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { rmSync } from 'node:fs';
 import { createServer, type ViteDevServer } from 'vite';
 import { chromiumArgs, chromiumPath } from '../browser-env.ts';
 import type {} from './page.ts'; // declares globalThis.__harness for the evaluate callbacks
@@ -57,8 +58,9 @@ async function startViteDevServer(): Promise<{ server: ViteDevServer; baseUrl: s
     root: projectRoot,
     logLevel: 'warn',
     clearScreen: false,
-    // own optimizer cache, so a concurrent `npm run dev` or vitest run can't invalidate ours
-    cacheDir: resolve(projectRoot, 'node_modules/.vite/harness'),
+    // own optimizer cache per process: a concurrent dev server, vitest run or another harness
+    // re-optimising a shared cache makes vite reload our page mid-run
+    cacheDir: resolve(projectRoot, `node_modules/.vite/harness-${process.pid}`),
     server: {
       host: '127.0.0.1',
       port: 0, // ephemeral: several sessions (and a dev server) may run at once
@@ -105,6 +107,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       // bounded: a wedged browser must not hang the script (Playwright kills it at exit anyway)
       await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, 'closing Chromium').catch(() => {});
       await withTimeout(server?.close() ?? Promise.resolve(), 10_000, 'closing vite').catch(() => {});
+      rmSync(server?.config.cacheDir ?? '', { recursive: true, force: true });
     })());
   function onSignal(signal: NodeJS.Signals): void {
     void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));

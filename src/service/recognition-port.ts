@@ -1,0 +1,39 @@
+// What the recognition services need from storage and search (implemented over IndexedDB and
+// the in-memory search index by src/store/; see src/engine/engine.ts for the wiring).
+import type { Attributes } from '../api/detect-schema.ts';
+
+export interface NewTemplate {
+  embedding: Float32Array;
+  modelId: string;
+  box: { x: number; y: number; width: number; height: number };
+  attributes: Attributes;
+  quality: number;
+}
+
+export interface TemplateRef {
+  faceId: string;
+  enrollmentTimestamp: string;
+}
+
+export interface SubjectMatch extends TemplateRef {
+  subject: string;
+  /** cosine similarity of the best template of this subject */
+  similarity: number;
+}
+
+export interface RecognitionStore {
+  /** one transaction: every template is stored or none; image stored only when given */
+  addTemplates(appId: string, gallery: string, subject: string, templates: NewTemplate[], image?: Blob): Promise<TemplateRef[]>;
+  listGalleries(appId: string): Promise<string[]>;
+  /** 5004 when the gallery does not exist */
+  listSubjects(appId: string, gallery: string): Promise<string[]>;
+  /** 5004 / 5003 */
+  listTemplates(appId: string, gallery: string, subject: string): Promise<TemplateRef[]>;
+  /** the subject's templates of one model, 5004 / 5003 */
+  subjectEmbeddings(appId: string, gallery: string, subject: string, modelId: string): Promise<(TemplateRef & { embedding: Float32Array })[]>;
+  removeGallery(appId: string, gallery: string): Promise<void>;
+  /** the whole subject, or one template with faceId; 5004 / 5003 */
+  removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<void>;
+  /** best template per subject, most similar first; 5004 when the gallery does not exist */
+  searchSubjects(appId: string, gallery: string, modelId: string, query: Float32Array, limit: number): Promise<SubjectMatch[]>;
+}

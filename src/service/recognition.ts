@@ -1,0 +1,182 @@
+// /enroll, /verify, /recognize and /gallery/*: the recognition endpoints' semantics over the
+// vision worker (faces and embeddings) and the gallery store.
+import { MIN_HEAD_SCALE } from '../api/detect-schema.ts';
+import type { EnrollResponse, RecognizeResponse, VerifyResponse } from '../api/schemas.ts';
+import type { ServiceCall, ServiceParams, Services } from '../api/services.ts';
+import { EngineError } from '../errors.ts';
+import { parseSelector, type SelectorFlags } from '../vision/selector.ts';
+import type { FaceAnalysis } from '../worker/face-analyzer.ts';
+import type { ImageAnalysis } from '../worker/image-analysis.ts';
+import { similarityToConfidence } from './calibration.ts';
+import { clippedBox, kairosAttributes } from './face-json.ts';
+import { EMBEDDING, RECOGNIZE_DEFAULTS } from './recognition-config.ts';
+import type { RecognitionStore } from './recognition-port.ts';
+import type { VisionPort } from './vision-port.ts';
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+async function facesWithEmbeddings(
+  vision: VisionPort,
+  image: string | Blob,
+  selector: SelectorFlags,
+  minHeadScale: number,
+  demographics: boolean,
+): Promise<ImageAnalysis> {
+  const result = await vision.analyze(image, {
+    minHeadScale,
+    selector,
+    demographics,
+    emotion: false,
+    keepMesh: false,
+    embed: { models: [EMBEDDING.model], flip: EMBEDDING.flip },
+  });
+  if (!result.ok) throw new EngineError(result.error.kind, result.error.message);
+  if (result.value.faces.length === 0) throw new EngineError('NO_FACES');
+  return result.value;
+}
+
+function embeddingOf(face: FaceAnalysis): Float32Array {
+  const e = face.embeddings?.[EMBEDDING.model];
+  if (!e) throw new EngineError('CORRUPT_FACE_DATA', 'no embedding was computed for the face');
+  return e;
+}
+
+export function recognitionServices(vision: VisionPort, store: RecognitionStore): Pick<
+  Services,
+  'enroll' | 'verify' | 'recognize' | 'galleryListAll' | 'galleryView' | 'galleryViewSubject' | 'galleryRemove' | 'galleryRemoveSubject'
+> {
+  return {
+    async enroll({ appId, storeImage, params }: ServiceCall<ServiceParams<'enroll'>>): Promise<EnrollResponse> {
+      const selector = parseSelector(params.selector);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true);
+      if (!params.multiple_faces && analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
+      const faces = params.multiple_faces ? analysis.faces : analysis.faces.slice(0, 1);
+      const image = storeImage && params.image instanceof Blob ? params.image : undefined;
+      const refs = await store.addTemplates(
+        appId,
+        params.gallery_name,
+        params.subject_id,
+        faces.map((f) => ({
+          embedding: embeddingOf(f),
+          modelId: EMBEDDING.id,
+          box: f.box,
+          attributes: kairosAttributes(f),
+          quality: f.quality,
+        })),
+        image,
+      );
+      return {
+        face_id: refs[0]!.faceId,
+        images: faces.map((f, i) => ({
+          attributes: kairosAttributes(f),
+          transaction: {
+            status: 'success',
+            ...clippedBox(f, analysis.width, analysis.height),
+            gallery_name: params.gallery_name,
+            subject_id: params.subject_id,
+            timestamp: refs[i]!.enrollmentTimestamp,
+            quality: round3(f.quality),
+            confidence: round3(f.detection.score),
+            face_id: i + 1,
+          },
+        })),
+      };
+    },
+
+    async verify({ appId, params }: ServiceCall<ServiceParams<'verify'>>): Promise<VerifyResponse> {
+      // the gallery and subject are checked before any image work
+      const templates = await store.subjectEmbeddings(appId, params.gallery_name, params.subject_id, EMBEDDING.id);
+      if (templates.length === 0) throw new EngineError('NO_MATCH', 'no match found: the subject has no templates of the current face model');
+      const selector = parseSelector(params.selector);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, MIN_HEAD_SCALE.default, false);
+      if (analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
+      const face = analysis.faces[0]!;
+      const query = embeddingOf(face);
+      // the subject's best-matching template decides (max, not mean: one good enrolment photo suffices)
+      let best = -1;
+      for (const t of templates) best = Math.max(best, dot(query, t.embedding));
+      return {
+        images: [
+          {
+            transaction: {
+              status: 'success',
+              subject_id: params.subject_id,
+              gallery_name: params.gallery_name,
+              quality: round3(face.quality),
+              confidence: round3(similarityToConfidence(best)),
+              ...clippedBox(face, analysis.width, analysis.height),
+              ...(face.liveness !== undefined ? { liveness: round3(face.liveness) } : {}),
+            },
+          },
+        ],
+      };
+    },
+
+    async recognize({ appId, params }: ServiceCall<ServiceParams<'recognize'>>): Promise<RecognizeResponse> {
+      await store.listSubjects(appId, params.gallery_name); // 5004 before any image work
+      const selector = parseSelector(params.selector);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, false);
+      const threshold = params.threshold ?? RECOGNIZE_DEFAULTS.threshold;
+      const limit = params.max_num_results ?? RECOGNIZE_DEFAULTS.maxNumResults;
+      const images: RecognizeResponse['images'] = [];
+      for (const [i, face] of analysis.faces.entries()) {
+        const matches = await store.searchSubjects(appId, params.gallery_name, EMBEDDING.id, embeddingOf(face), limit);
+        const candidates = matches
+          .map((m) => ({ subject_id: m.subject, confidence: round3(similarityToConfidence(m.similarity)), enrollment_timestamp: m.enrollmentTimestamp }))
+          .filter((c) => c.confidence >= threshold)
+          .sort((a, b) => b.confidence - a.confidence)
+          .slice(0, limit);
+        const top = candidates[0];
+        images.push({
+          transaction: {
+            status: top ? 'success' : 'failure',
+            ...(top ? {} : { message: 'no match found' }),
+            ...clippedBox(face, analysis.width, analysis.height),
+            gallery_name: params.gallery_name,
+            face_id: i + 1,
+            ...(top ? { subject_id: top.subject_id, confidence: top.confidence } : {}),
+            quality: round3(face.quality),
+            ...(face.liveness !== undefined ? { liveness: round3(face.liveness) } : {}),
+          },
+          candidates,
+        });
+      }
+      return { images };
+    },
+
+    async galleryListAll({ appId }) {
+      return { status: 'Complete', gallery_ids: await store.listGalleries(appId) };
+    },
+
+    async galleryView({ appId, params }) {
+      return { status: 'Complete', subject_ids: await store.listSubjects(appId, params.gallery_name) };
+    },
+
+    async galleryViewSubject({ appId, params }) {
+      const refs = await store.listTemplates(appId, params.gallery_name, params.subject_id);
+      return { status: 'Complete', face_ids: refs.map((r) => ({ face_id: r.faceId, enrollment_timestamp: r.enrollmentTimestamp })) };
+    },
+
+    async galleryRemove({ appId, params }) {
+      await store.removeGallery(appId, params.gallery_name);
+      return { status: 'Complete', message: `gallery name ${params.gallery_name} was removed` };
+    },
+
+    async galleryRemoveSubject({ appId, params }) {
+      await store.removeSubject(appId, params.gallery_name, params.subject_id, params.face_id);
+      return {
+        status: 'Complete',
+        message: params.face_id
+          ? `face_id ${params.face_id} of subject id ${params.subject_id} was removed from gallery ${params.gallery_name}`
+          : `subject id ${params.subject_id} was removed from gallery ${params.gallery_name}`,
+      };
+    },
+  };
+}
+
+/** Both embeddings are L2-normalised, so the dot product is their cosine similarity. */
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
