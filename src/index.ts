@@ -1,6 +1,26 @@
 // The library's one public entry.
-export { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
+export { createEngine, type CallOptions, type Engine, type EngineOptions } from './engine/engine.ts';
 export * from './api/detect-schema.ts';
-export type { FaceErrorBody } from './api/error-body.ts';
+export * from './api/schemas.ts';
+export type { EmotionErrorBody, FaceErrorBody } from './api/error-body.ts';
 export { ERRORS, type EngineFailure } from './errors.ts';
 export type { BackendInfo } from './worker/ort-backend.ts';
+// the request surface: router, shims, services contract, configuration
+export { DEMO_CREDENTIALS, DEFAULT_STORAGE_NAME, type ApiOptionsInput, type Credential } from './api/options.ts';
+export { createRequestHandler, handleRequest, ROUTES, type HandleOptions, type RequestHandler, type RouterOptions } from './api/router.ts';
+export { DEFAULT_BASE_URLS, type ShimOptions } from './api/base-url.ts';
+export { installFetchShim, type Shim } from './api/fetch-shim.ts';
+export { installXhrShim } from './api/xhr-shim.ts';
+export { installShims } from './api/shims.ts';
+export {
+  MUTATING_SERVICES,
+  REQUEST_SCHEMAS,
+  unimplementedServices,
+  type EngineProgress,
+  type ServiceCall,
+  type ServiceInput,
+  type ServiceName,
+  type ServiceParams,
+  type ServiceResults,
+  type Services,
+} from './api/services.ts';

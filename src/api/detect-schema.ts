@@ -1,16 +1,17 @@
 // The /detect request and response shapes of the Kairos interface, as zod schemas
 // (types are inferred from them, never written twice).
 import { z } from 'zod';
+import { ImageSchema, MIN_HEAD_SCALE, MinHeadScaleSchema, SelectorSchema } from './params.ts';
+
+export { MIN_HEAD_SCALE };
 
 const int = z.number().int();
 const fraction = z.number().min(0).max(1);
 
-export const MIN_HEAD_SCALE = { min: 0.015, max: 0.5, default: 0.015 } as const;
-
 export const DetectRequestSchema = z.object({
-  image: z.union([z.string(), z.instanceof(Blob)]),
-  minHeadScale: z.number().min(MIN_HEAD_SCALE.min).max(MIN_HEAD_SCALE.max).optional(),
-  selector: z.string().optional(),
+  image: ImageSchema,
+  minHeadScale: MinHeadScaleSchema.optional(),
+  selector: SelectorSchema.optional(),
 });
 export type DetectRequest = z.infer<typeof DetectRequestSchema>;
 

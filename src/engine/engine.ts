@@ -1,33 +1,142 @@
 // The engine: a vision worker plus the endpoint services, answering in the interface's
 // JSON shapes. createEngine() is the library's entry point.
+//
+// Three ways in, one set of services:
+//   typed calls   engine.detect({image}), engine.enroll({…}) …  → success body | error body
+//   HTTP-shaped   engine.handle(new Request(…))                 → Response (router.ts)
+//   shims         installFetchShim / installXhrShim(engine)     → engine.handle
+// To wire an endpoint, give `services` its entry (it receives validated params, the account
+// and the signal — src/api/services.ts); every endpoint without one answers 502/3001
+// "not implemented yet".
 import type { DetectRequest, DetectResponse } from '../api/detect-schema.ts';
-import { faceErrorBody, type FaceErrorBody } from '../api/error-body.ts';
+import { emotionErrorBody, faceErrorBody, type EmotionErrorBody, type FaceErrorBody } from '../api/error-body.ts';
+import { resolveApiOptions, type ApiOptionsInput } from '../api/options.ts';
+import { handleRequest, type HandleOptions } from '../api/router.ts';
+import {
+  REQUEST_SCHEMAS,
+  unimplementedServices,
+  type EngineProgress,
+  type ServiceInput,
+  type ServiceName,
+  type ServiceResults,
+  type Services,
+} from '../api/services.ts';
+import { parseRequest } from '../api/validate.ts';
 import { resolveRuntimeEnv, type RuntimeEnvInput } from '../env.ts';
 import { toResult } from '../errors.ts';
+import { raceAbort } from '../intake/abort.ts';
 import { detect } from '../service/detect.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { startVisionWorker } from './vision-client.ts';
+import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
 
-export type EngineOptions = RuntimeEnvInput;
+/**
+ * Runtime (modelBaseUrl, ortWasmBaseUrl, backend, numThreads — src/env.ts) plus the request
+ * surface (credentials, appId, storageName — src/api/options.ts).
+ */
+export type EngineOptions = RuntimeEnvInput &
+  ApiOptionsInput & {
+    /**
+     * URL of the built vision worker (dist/lib/assets/vision.worker.js) when an app serves it
+     * itself; default: the worker chunk next to the library entry.
+     */
+    workerUrl?: string | URL;
+  };
+
+/** Options of one typed call. */
+export interface CallOptions {
+  /** aborting rejects the call with the signal's reason */
+  signal?: AbortSignal;
+  /** progress of long work (media analysis) */
+  onProgress?: (progress: EngineProgress) => void;
+  /** false = the `store_image: false` header: keep no copy of the image; default true */
+  storeImage?: boolean;
+  /** the account to act as; default the engine's appId option (first credential) */
+  appId?: string;
+}
+
+type FaceAnswer<K extends ServiceName> = Promise<ServiceResults[K] | FaceErrorBody>;
+type EmotionAnswer<K extends ServiceName> = Promise<ServiceResults[K] | EmotionErrorBody>;
 
 export interface Engine {
   /** which backend runs the models (WASM threads or WebGPU) */
   readonly backend: BackendInfo;
-  detect(request: DetectRequest): Promise<DetectResponse | FaceErrorBody>;
+  /** the account typed calls act as (no app_key needed: the caller holds the engine) */
+  readonly appId: string;
+  /** the IndexedDB database name of galleries and media */
+  readonly storageName: string;
+  /** emotion analysis of media (v2): jobs, queue and results in IndexedDB — src/media/ */
+  readonly media: MediaService;
+  detect(request: DetectRequest, options?: CallOptions): Promise<DetectResponse | FaceErrorBody>;
+  enroll(request: ServiceInput<'enroll'>, options?: CallOptions): FaceAnswer<'enroll'>;
+  verify(request: ServiceInput<'verify'>, options?: CallOptions): FaceAnswer<'verify'>;
+  recognize(request: ServiceInput<'recognize'>, options?: CallOptions): FaceAnswer<'recognize'>;
+  galleryListAll(request?: ServiceInput<'galleryListAll'>, options?: CallOptions): FaceAnswer<'galleryListAll'>;
+  galleryView(request: ServiceInput<'galleryView'>, options?: CallOptions): FaceAnswer<'galleryView'>;
+  galleryViewSubject(request: ServiceInput<'galleryViewSubject'>, options?: CallOptions): FaceAnswer<'galleryViewSubject'>;
+  galleryRemove(request: ServiceInput<'galleryRemove'>, options?: CallOptions): FaceAnswer<'galleryRemove'>;
+  galleryRemoveSubject(request: ServiceInput<'galleryRemoveSubject'>, options?: CallOptions): FaceAnswer<'galleryRemoveSubject'>;
+  mediaPost(request: ServiceInput<'mediaPost'>, options?: CallOptions): EmotionAnswer<'mediaPost'>;
+  mediaGet(request: ServiceInput<'mediaGet'>, options?: CallOptions): EmotionAnswer<'mediaGet'>;
+  mediaDelete(request: ServiceInput<'mediaDelete'>, options?: CallOptions): EmotionAnswer<'mediaDelete'>;
+  analyticsGet(request: ServiceInput<'analyticsGet'>, options?: CallOptions): EmotionAnswer<'analyticsGet'>;
+  /**
+   * Answers an HTTP-shaped request exactly as the service would (auth with app_id/app_key,
+   * validation, statuses, JSON bodies). Never rejects. Used by the fetch and XHR shims.
+   */
+  handle(request: Request, options?: HandleOptions): Promise<Response>;
   /** stops the worker; the engine cannot be used afterwards */
   close(): void;
 }
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  const vision = startVisionWorker();
+  const api = resolveApiOptions(options);
+  const vision = startVisionWorker(options.workerUrl);
   const backend = await vision.api.init(resolveRuntimeEnv(options));
-  const answer = async <T>(work: () => Promise<T>): Promise<T | FaceErrorBody> => {
-    const result = await toResult(work);
-    return result.ok ? result.value : faceErrorBody(result.error);
+  // media (v2): restarts jobs a previous page left unfinished
+  const media = createMediaService(mediaVisionPort(vision.api), { storageName: api.storageName });
+
+  const services: Services = {
+    ...unimplementedServices(),
+    detect: ({ params }) => detect(vision.api, params),
+    ...media.services(),
   };
+
+  /** A typed method: validate, call the service as the default account, errors as the interface's bodies. */
+  const typed = <K extends ServiceName>(name: K, family: 'face' | 'emotion') =>
+    async (request: unknown = {}, call: CallOptions = {}): Promise<ServiceResults[K] | FaceErrorBody | EmotionErrorBody> => {
+      const run = async () => {
+        const params = parseRequest(REQUEST_SCHEMAS[name], request, { style: family });
+        const service = services[name] as (c: unknown) => Promise<ServiceResults[K]>;
+        return service({ appId: call.appId ?? api.appId, storeImage: call.storeImage ?? true, signal: call.signal, onProgress: call.onProgress, params });
+      };
+      const result = await toResult(() => (call.signal ? raceAbort(run(), call.signal) : run()));
+      if (result.ok) return result.value;
+      return family === 'emotion' ? emotionErrorBody(result.error) : faceErrorBody(result.error);
+    };
+
   return {
     backend,
-    detect: (request) => answer(() => detect(vision.api, request)),
-    close: () => vision.terminate(),
+    appId: api.appId,
+    storageName: api.storageName,
+    media,
+    detect: typed('detect', 'face') as Engine['detect'],
+    enroll: typed('enroll', 'face') as Engine['enroll'],
+    verify: typed('verify', 'face') as Engine['verify'],
+    recognize: typed('recognize', 'face') as Engine['recognize'],
+    galleryListAll: typed('galleryListAll', 'face') as Engine['galleryListAll'],
+    galleryView: typed('galleryView', 'face') as Engine['galleryView'],
+    galleryViewSubject: typed('galleryViewSubject', 'face') as Engine['galleryViewSubject'],
+    galleryRemove: typed('galleryRemove', 'face') as Engine['galleryRemove'],
+    galleryRemoveSubject: typed('galleryRemoveSubject', 'face') as Engine['galleryRemoveSubject'],
+    mediaPost: typed('mediaPost', 'emotion') as Engine['mediaPost'],
+    mediaGet: typed('mediaGet', 'emotion') as Engine['mediaGet'],
+    mediaDelete: typed('mediaDelete', 'emotion') as Engine['mediaDelete'],
+    analyticsGet: typed('analyticsGet', 'emotion') as Engine['analyticsGet'],
+    handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
+    close: () => {
+      void media.close();
+      vision.terminate();
+    },
   };
 }

@@ -7,8 +7,11 @@ export interface VisionWorker {
   terminate(): void;
 }
 
-export function startVisionWorker(): VisionWorker {
-  const worker = new Worker(new URL('../worker/vision.worker.ts', import.meta.url), { type: 'module', name: 'vision' });
+/** `url`: where the built worker is served, when the bundled default cannot be found (library use). */
+export function startVisionWorker(url?: string | URL): VisionWorker {
+  const worker = url
+    ? new Worker(url, { type: 'module', name: 'vision' })
+    : new Worker(new URL('../worker/vision.worker.ts', import.meta.url), { type: 'module', name: 'vision' });
   const api = Comlink.wrap<VisionWorkerApi>(worker);
   return {
     api,
