@@ -69,7 +69,7 @@ const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
 const MESH_SIZE = 192;
 
 export type EmotionModelId = 'emotion' | 'faceapi-expression';
-export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'emotion';
+export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'faceapi-expression';
 /** face-api's class order → ours */
 const FACEAPI_EXPRESSION_ORDER = ['neutral', 'happy', 'sad', 'angry', 'fear', 'disgust', 'surprise'] as const;
 

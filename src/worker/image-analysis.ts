@@ -13,7 +13,7 @@ export const DETECTION: DetectionSettings = {
   detector: 'blazeface-front',
   minScore: 0.6,
   fullMinScore: 0.45,
-  minMeshScore: 0.5,
+  minMeshScore: 0.65,
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
 };

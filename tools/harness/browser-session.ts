@@ -65,10 +65,11 @@ async function startViteDevServer(): Promise<{ server: ViteDevServer; baseUrl: s
       host: '127.0.0.1',
       port: 0, // ephemeral: several sessions (and a dev server) may run at once
       strictPort: true,
-      // no file watching: an edit elsewhere in the tree must not hot-update a page mid-measurement
-      // (the HMR socket stays: vite's client logs errors without it)
-      watch: null,
     },
+    // no file watching: an edit elsewhere in the tree must not reload a page mid-measurement
+    // (the HMR socket stays: vite's client logs errors without it). Set after config merging,
+    // because mergeConfig drops a `watch: null` given inline.
+    plugins: [{ name: 'harness-no-watch', configResolved: (config) => void (config.server.watch = null) }],
   });
   try {
     await server.listen();
