@@ -26,6 +26,9 @@ import { resolveRuntimeEnv, type RuntimeEnvInput } from '../env.ts';
 import { toResult } from '../errors.ts';
 import { raceAbort } from '../intake/abort.ts';
 import { detect } from '../service/detect.ts';
+import { recognitionServices } from '../service/recognition.ts';
+import { GalleryStore, GallerySearchIndex } from '../store/index.ts';
+import { recognitionStore } from '../store/recognition-adapter.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { startVisionWorker } from './vision-client.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
@@ -96,9 +99,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // media (v2): restarts jobs a previous page left unfinished
   const media = createMediaService(mediaVisionPort(vision.api), { storageName: api.storageName });
 
+  // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs
+  const galleries = await GalleryStore.open({ name: api.storageName });
+  const searchIndex = new GallerySearchIndex(galleries);
+
   const services: Services = {
     ...unimplementedServices(),
     detect: ({ params }) => detect(vision.api, params),
+    ...recognitionServices(vision.api, recognitionStore(galleries, searchIndex)),
     ...media.services(),
   };
 
@@ -136,6 +144,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
     close: () => {
       void media.close();
+      searchIndex.close();
+      galleries.close();
       vision.terminate();
     },
   };

@@ -1,0 +1,400 @@
+// The recognition store: accounts (app_id) → galleries → subjects → templates in IndexedDB.
+// Each method is one endpoint's storage work in ONE transaction, so it happens entirely or
+// not at all, and concurrent calls (from this tab or others) serialise in IndexedDB.
+// Committed writes are announced (changes.ts) so search indexes stay current.
+import { openDB, type IDBPDatabase } from 'idb';
+import type { z } from 'zod';
+import { EngineError } from '../errors.ts';
+import { ChangeFeed, MAX_IDS_PER_NOTICE, MAX_ROWS_PER_NOTICE, changeChannelName, type ChangeListener } from './changes.ts';
+import { newFaceId } from './face-id.ts';
+import { pastGroup, prefixRange } from './key-range.ts';
+import {
+  AppIdSchema,
+  DB_VERSION,
+  DEFAULT_STORAGE_NAME,
+  GalleryNameSchema,
+  NewTemplateSchema,
+  STORE_NAMES,
+  SubjectIdSchema,
+  upgrade,
+  type GalleryDB,
+  type IndexRow,
+  type NewTemplate,
+  type SegmentKey,
+  type SegmentRecord,
+  type StoredTemplate,
+  type SubjectKey,
+  type TemplateRecord,
+} from './schema.ts';
+import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
+import { atomically, type Enqueue } from './transaction.ts';
+
+export interface GalleryStoreOptions {
+  /** IndexedDB database name: the engine's "storage name" option (default DEFAULT_STORAGE_NAME) */
+  name?: string;
+  /** templates per packed index segment (default 512); small values are for tests */
+  segmentRows?: number;
+  /** announce writes to other tabs and workers of this origin (default true) */
+  broadcast?: boolean;
+}
+
+/** A template as gallery/view_subject lists it. */
+export interface TemplateSummary {
+  faceId: string;
+  enrollmentTimestamp: string;
+}
+
+export interface SubjectRemoval {
+  /** the templates removed */
+  faceIds: string[];
+  /** the subject was the gallery's last, so the gallery is gone too */
+  galleryRemoved: boolean;
+}
+
+/** One template of a bulk import. */
+export interface ImportItem {
+  subject: string;
+  template: NewTemplate;
+}
+
+/** segments per getAll while building an index: bounds the transient copy, not the result */
+const SEGMENTS_PER_READ = 32;
+
+type Db = IDBPDatabase<GalleryDB>;
+
+/** The storage of gallery data is gone or newer than this code: the engine can't serve. */
+function unavailable(error: unknown): EngineError {
+  if (error instanceof EngineError) return error;
+  const reason =
+    error instanceof DOMException && error.name === 'VersionError'
+      ? 'the stored galleries were upgraded by a newer version of this app; reload the page'
+      : `IndexedDB cannot be opened: ${error instanceof Error ? error.message : String(error)}`;
+  return new EngineError('UNAVAILABLE', reason);
+}
+
+function checked<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new EngineError('INVALID_PARAMETER', parsed.error.issues[0]?.message);
+  return parsed.data;
+}
+
+function checkedTemplate(value: unknown, index: number): NewTemplate {
+  const parsed = NewTemplateSchema.safeParse(value);
+  // a copy: the caller's array may live in shared or wasm memory (not storable) or change later
+  if (parsed.success) return { ...parsed.data, embedding: new Float32Array(parsed.data.embedding) };
+  const issue = parsed.error.issues[0];
+  throw new EngineError('CORRUPT_FACE_DATA', `template ${index}: ${issue?.path.join('.') || 'value'}: ${issue?.message}`);
+}
+
+function publicTemplate({ segment: _segment, ...template }: TemplateRecord): StoredTemplate {
+  return template;
+}
+
+function indexRow(t: TemplateRecord): IndexRow {
+  return {
+    faceId: t.faceId,
+    subject: t.subject,
+    modelId: t.modelId,
+    enrollmentTimestamp: Number(t.enrollmentTimestamp),
+    embedding: t.embedding,
+  };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+interface SubjectKeys {
+  getKey(query: SubjectKey | IDBKeyRange): Promise<SubjectKey | undefined>;
+}
+
+async function requireGallery(subjects: SubjectKeys, appId: string, gallery: string): Promise<void> {
+  if ((await subjects.getKey(prefixRange(appId, gallery))) === undefined) throw new EngineError('GALLERY_NOT_FOUND');
+}
+
+async function requireSubject(subjects: SubjectKeys, appId: string, gallery: string, subject: string): Promise<void> {
+  await requireGallery(subjects, appId, gallery);
+  if ((await subjects.getKey([appId, gallery, subject])) === undefined) throw new EngineError('SUBJECT_NOT_FOUND');
+}
+
+export class GalleryStore {
+  /** the IndexedDB database name */
+  readonly name: string;
+  /** the BroadcastChannel that carries this database's change notices */
+  readonly channelName: string;
+  /** tells this instance's notices apart from other writers' */
+  readonly id: string = crypto.randomUUID();
+  private readonly segmentRows: number;
+  private readonly feed: ChangeFeed;
+  private connection: Promise<Db> | undefined;
+  private closed = false;
+
+  private constructor(options: GalleryStoreOptions) {
+    this.name = options.name ?? DEFAULT_STORAGE_NAME;
+    this.channelName = changeChannelName(this.name);
+    this.segmentRows = options.segmentRows ?? DEFAULT_SEGMENT_ROWS;
+    if (!(Number.isInteger(this.segmentRows) && this.segmentRows > 0)) throw new RangeError('segmentRows must be a positive integer');
+    this.feed = new ChangeFeed(this.channelName, this.id, options.broadcast ?? true);
+  }
+
+  /** Opens (creating or upgrading) the database; rejects with UNAVAILABLE if it can't. */
+  static async open(options: GalleryStoreOptions = {}): Promise<GalleryStore> {
+    const store = new GalleryStore(options);
+    await store.db();
+    return store;
+  }
+
+  /**
+   * Called synchronously after each committed write of THIS instance, before the write's
+   * promise resolves. Other writers' changes arrive on `channelName`. Returns unsubscribe.
+   */
+  onChange(listener: ChangeListener): () => void {
+    return this.feed.subscribe(listener);
+  }
+
+  /**
+   * /enroll: adds `templates` to `subject`, creating the subject and the gallery if new.
+   * `image` is the request's photo, stored once for all its templates; leave it out when the
+   * request had `store_image: false`. All or nothing.
+   */
+  async addTemplates(appId: string, gallery: string, subject: string, templates: readonly NewTemplate[], image?: Blob): Promise<StoredTemplate[]> {
+    if (image !== undefined && !(image instanceof Blob)) throw new EngineError('INVALID_PARAMETER', 'the image to store must be a Blob');
+    return this.write(appId, gallery, templates.map((template) => ({ subject, template })), image);
+  }
+
+  /** Bulk import (seeding, migration, benchmarks): any number of subjects, no photos, one transaction. */
+  async importTemplates(appId: string, gallery: string, items: readonly ImportItem[]): Promise<string[]> {
+    return (await this.write(appId, gallery, items)).map((t) => t.faceId);
+  }
+
+  /** /gallery/list_all: the account's galleries, sorted. */
+  async listGalleries(appId: string): Promise<string[]> {
+    const tx = (await this.db()).transaction('subjects');
+    return atomically(tx, async () => {
+      const galleries: string[] = [];
+      // one seek per gallery, however many subjects each has
+      let cursor = await tx.store.openKeyCursor(prefixRange(appId));
+      while (cursor) {
+        const gallery = cursor.key[1];
+        galleries.push(gallery);
+        cursor = await cursor.continue(pastGroup([appId], gallery) as unknown as SubjectKey);
+      }
+      return galleries;
+    });
+  }
+
+  /** Whether the account has this gallery (i.e. any template in it). */
+  async galleryExists(appId: string, gallery: string): Promise<boolean> {
+    const tx = (await this.db()).transaction('subjects');
+    return atomically(tx, async () => (await tx.store.getKey(prefixRange(appId, gallery))) !== undefined);
+  }
+
+  /** /gallery/view: the gallery's subjects, sorted; GALLERY_NOT_FOUND (5004) if none. */
+  async listSubjects(appId: string, gallery: string): Promise<string[]> {
+    const tx = (await this.db()).transaction('subjects');
+    return atomically(tx, async () => {
+      const keys = await tx.store.getAllKeys(prefixRange(appId, gallery));
+      if (keys.length === 0) throw new EngineError('GALLERY_NOT_FOUND');
+      return keys.map((key) => key[2]);
+    });
+  }
+
+  /** /gallery/view_subject: the subject's templates in enrollment order; 5004 / 5003. */
+  async listTemplates(appId: string, gallery: string, subject: string): Promise<TemplateSummary[]> {
+    return (await this.templatesForSubject(appId, gallery, subject)).map(({ faceId, enrollmentTimestamp }) => ({ faceId, enrollmentTimestamp }));
+  }
+
+  /** /verify: the subject's templates (of `modelId` if given) in enrollment order; 5004 / 5003. */
+  async templatesForSubject(appId: string, gallery: string, subject: string, modelId?: string): Promise<StoredTemplate[]> {
+    const tx = (await this.db()).transaction(['subjects', 'templates']);
+    return atomically(tx, async () => {
+      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
+      const records = await tx.objectStore('templates').getAll(prefixRange(appId, gallery, subject));
+      return records.filter((t) => modelId === undefined || t.modelId === modelId).map(publicTemplate);
+    });
+  }
+
+  /** The photo a template was enrolled from, if it was stored. */
+  async imageOf(appId: string, gallery: string, subject: string, faceId: string): Promise<Blob | undefined> {
+    const tx = (await this.db()).transaction(['templates', 'images']);
+    return atomically(tx, async () => {
+      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      if (template?.imageKey === undefined) return undefined;
+      return (await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]))?.blob;
+    });
+  }
+
+  /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. */
+  async removeGallery(appId: string, gallery: string): Promise<void> {
+    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    await atomically(tx, async (enqueue) => {
+      await requireGallery(tx.objectStore('subjects'), appId, gallery);
+      for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
+    });
+    this.feed.publish({ kind: 'rebuild', appId, gallery });
+  }
+
+  /**
+   * /gallery/remove_subject: without `faceId` the whole subject, with it only that template.
+   * 5004 gallery name not found; 5003 "subject ID was not found"; 5003 "subject id with face
+   * id was not found". A subject goes with its last template, a gallery with its last subject.
+   */
+  async removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<SubjectRemoval> {
+    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const subjects = tx.objectStore('subjects');
+    const templates = tx.objectStore('templates');
+    const images = tx.objectStore('images');
+    const removal = await atomically(tx, async (enqueue) => {
+      await requireSubject(subjects, appId, gallery, subject);
+      const subjectRange = prefixRange(appId, gallery, subject);
+      let removed: TemplateRecord[];
+      if (faceId === undefined) {
+        removed = await templates.getAll(subjectRange);
+        enqueue(templates.delete(subjectRange));
+        enqueue(images.delete(subjectRange)); // a photo belongs to the one subject it was enrolled under
+        enqueue(subjects.delete([appId, gallery, subject]));
+      } else {
+        const template = await templates.get([appId, gallery, subject, faceId]);
+        if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
+        removed = [template];
+        enqueue(templates.delete([appId, gallery, subject, faceId]));
+        // requests run in order, so these counts already see the delete above
+        if (template.imageKey !== undefined && (await templates.index('byImage').count(template.imageKey)) === 0) {
+          enqueue(images.delete([appId, gallery, subject, template.imageKey]));
+        }
+        if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
+      }
+      await this.removeRows(tx.objectStore('segments'), appId, gallery, removed, enqueue);
+      const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
+      return { faceIds: removed.map((t) => t.faceId), galleryRemoved };
+    });
+    this.feed.publish(
+      removal.faceIds.length <= MAX_IDS_PER_NOTICE
+        ? { kind: 'removed', appId, gallery, faceIds: removal.faceIds }
+        : { kind: 'rebuild', appId, gallery },
+    );
+    return removal;
+  }
+
+  /**
+   * The search index's read: the gallery's `modelId` templates, packed column-wise, in one
+   * readonly transaction (a consistent snapshot). Empty when there are none.
+   */
+  async galleryEmbeddings(appId: string, gallery: string, modelId: string): Promise<IndexBlock[]> {
+    const tx = (await this.db()).transaction('segments');
+    return atomically(tx, async () => {
+      const blocks: IndexBlock[] = [];
+      let range = prefixRange(appId, gallery, modelId);
+      for (;;) {
+        const page = await tx.store.getAll(range, SEGMENTS_PER_READ);
+        blocks.push(...page);
+        const last = page.at(-1);
+        if (page.length < SEGMENTS_PER_READ || !last) return blocks;
+        range = IDBKeyRange.bound([appId, gallery, modelId, last.seq], [appId, gallery, modelId, []], true);
+      }
+    });
+  }
+
+  /** Closes the database; every later call rejects. */
+  close(): void {
+    this.closed = true;
+    this.feed.close();
+    void this.connection?.then((db) => db.close(), () => {});
+    this.connection = undefined;
+  }
+
+  private async write(appId: string, gallery: string, items: readonly ImportItem[], image?: Blob): Promise<StoredTemplate[]> {
+    checked(AppIdSchema, appId);
+    checked(GalleryNameSchema, gallery);
+    for (const subject of new Set(items.map((item) => item.subject))) checked(SubjectIdSchema, subject);
+    const parsed = items.map((item, i) => ({ subject: item.subject, template: checkedTemplate(item.template, i) }));
+    if (parsed.length === 0) return [];
+
+    const now = Date.now();
+    const enrollmentTimestamp = String(now);
+    const imageKey = image ? crypto.randomUUID() : undefined;
+    const records: TemplateRecord[] = parsed.map(({ subject, template }) => ({
+      ...template,
+      appId,
+      gallery,
+      subject,
+      faceId: newFaceId(now),
+      enrollmentTimestamp,
+      ...(imageKey === undefined ? {} : { imageKey }),
+      segment: 0, // set below, once the packing is known
+    }));
+
+    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    await atomically(tx, async (enqueue) => {
+      for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
+      if (image && imageKey !== undefined) {
+        enqueue(tx.objectStore('images').put({ appId, gallery, subject: records[0]!.subject, imageKey, blob: image }));
+      }
+      const segments = tx.objectStore('segments');
+      for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
+        const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
+        const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows);
+        group.forEach((record, i) => (record.segment = packed.seqs[i]!));
+        for (const segment of packed.segments) enqueue(segments.put(segment));
+      }
+      // add, not put: an existing key would be a face id collision, and must fail the write
+      const templates = tx.objectStore('templates');
+      for (const record of records) enqueue(templates.add(record));
+    });
+
+    this.feed.publish(
+      records.length <= MAX_ROWS_PER_NOTICE
+        ? { kind: 'added', appId, gallery, rows: records.map(indexRow) }
+        : { kind: 'rebuild', appId, gallery },
+    );
+    return records.map(publicTemplate);
+  }
+
+  /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
+  private async removeRows(
+    segments: { get(key: SegmentKey): Promise<SegmentRecord | undefined>; put(value: SegmentRecord): Promise<SegmentKey>; delete(key: SegmentKey): Promise<void> },
+    appId: string,
+    gallery: string,
+    removed: readonly TemplateRecord[],
+    enqueue: Enqueue,
+  ): Promise<void> {
+    for (const group of groupBy(removed, (t) => JSON.stringify([t.modelId, t.segment])).values()) {
+      const key: SegmentKey = [appId, gallery, group[0]!.modelId, group[0]!.segment];
+      const segment = await segments.get(key);
+      if (!segment) continue;
+      const rest = withoutRows(segment, new Set(group.map((t) => t.faceId)));
+      enqueue(rest ? segments.put(rest) : segments.delete(key));
+    }
+  }
+
+  private db(): Promise<Db> {
+    if (this.closed) return Promise.reject(new EngineError('UNAVAILABLE', 'the gallery store is closed'));
+    if (!this.connection) {
+      const connection: Promise<Db> = openDB<GalleryDB>(this.name, DB_VERSION, {
+        upgrade: (db, oldVersion, _newVersion, tx) => upgrade(db, oldVersion, tx),
+        // another tab wants to upgrade or delete the database: step aside (reopen on demand)
+        blocking: () => this.disconnect(connection),
+        terminated: () => this.disconnect(connection),
+      }).catch((error: unknown) => {
+        if (this.connection === connection) this.connection = undefined;
+        throw unavailable(error);
+      });
+      this.connection = connection;
+    }
+    return this.connection;
+  }
+
+  private disconnect(connection: Promise<Db>): void {
+    if (this.connection === connection) this.connection = undefined;
+    void connection.then((db) => db.close(), () => {});
+    // what happens to the data next (deleted, migrated) no notice will describe
+    this.feed.publish({ kind: 'reset' }, { broadcast: false });
+  }
+}

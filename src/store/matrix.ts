@@ -1,0 +1,282 @@
+// One gallery's templates of one model, as a contiguous matrix of L2-normalised rows (so a
+// dot product is the cosine similarity) with parallel arrays of face id, subject and
+// enrollment time. Pure: no storage, no messages; the search index keeps it current.
+//
+// Memory layout, in the kernel's buffer (kernel.ts): [query | rows × capacity | scores ×
+// capacity], rows zero-padded to a multiple of 16 floats. Growing keeps the rows in place
+// (the scores are scratch), so adding is amortised O(dim) and removing is O(dim) too: the
+// last row moves into the hole, row order means nothing.
+import { EngineError } from '../errors.ts';
+import { dimensionMismatch, type IndexBlock } from './segments.ts';
+import type { IndexRow } from './schema.ts';
+import { createKernel, ROW_ALIGN_BYTES, type KernelChoice, type KernelKind, type ScoreKernel } from './kernel.ts';
+import { bestPerGroup, topK } from './rank.ts';
+
+export interface TemplateMatch {
+  faceId: string;
+  subject: string;
+  /** cosine similarity, -1..1 */
+  similarity: number;
+  /** epoch ms as a digit string, as the interface returns it */
+  enrollmentTimestamp: string;
+}
+
+/** A subject's best-matching template. */
+export type SubjectMatch = TemplateMatch;
+
+export interface MatrixMemory {
+  rows: number;
+  capacity: number;
+  kernel: KernelKind;
+  /** the kernel's buffer: padded rows, query and scores (exact) */
+  matrixBytes: number;
+  /** subject and timestamp columns, and the per-subject scratch (exact) */
+  columnBytes: number;
+  /** face ids and subject names with their lookup maps: an estimate (JS strings and Maps) */
+  idBytes: number;
+  total: number;
+}
+
+export interface MatrixOptions {
+  /** 'auto' (default): WebAssembly SIMD where available, else plain JS */
+  kernel?: KernelChoice;
+  /** rows to allocate up front */
+  capacity?: number;
+}
+
+const MIN_CAPACITY = 64;
+/**
+ * Per id beyond its characters (V8 keeps ASCII one byte per character): string header, array
+ * slot and Map entry. Calibrated once against the JS heap growth of a 20k-template index.
+ */
+const ID_OVERHEAD_BYTES = 64;
+
+export class EmbeddingMatrix {
+  /** embedding length; 0 until the first row fixes it */
+  private dimension: number;
+  private stride = 0;
+  private rowBytes = 0;
+  private capacity = 0;
+  private count = 0;
+  private readonly kernel: ScoreKernel;
+  private rows = new Float32Array(0);
+
+  private faceIds: string[] = [];
+  private readonly rowOfFace = new Map<string, number>();
+  private rowSubject = new Int32Array(0);
+  private timestamps = new Float64Array(0);
+
+  // subjects as small ints, so per-subject aggregation indexes typed arrays; slots are reused
+  private readonly subjectSlot = new Map<string, number>();
+  private subjectNames: string[] = [];
+  private subjectRows: number[] = [];
+  private readonly freeSlots: number[] = [];
+  private best = new Float32Array(0);
+  private bestRow = new Int32Array(0);
+
+  constructor(dim = 0, options: MatrixOptions = {}) {
+    this.dimension = 0;
+    this.kernel = createKernel(ROW_ALIGN_BYTES, options.kernel);
+    if (dim > 0) this.setDimension(dim, options.capacity ?? MIN_CAPACITY);
+  }
+
+  /** A matrix holding `blocks` (as read from storage). */
+  static fromBlocks(blocks: readonly IndexBlock[], options: MatrixOptions = {}): EmbeddingMatrix {
+    const total = blocks.reduce((n, b) => n + b.faceIds.length, 0);
+    const matrix = new EmbeddingMatrix(blocks[0]?.dim ?? 0, { ...options, capacity: Math.max(MIN_CAPACITY, total) });
+    for (const block of blocks) matrix.addBlock(block);
+    return matrix;
+  }
+
+  get dim(): number {
+    return this.dimension;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get kernelKind(): KernelKind {
+    return this.kernel.kind;
+  }
+
+  has(faceId: string): boolean {
+    return this.rowOfFace.has(faceId);
+  }
+
+  /** Adds a row; false (and no change) if its face id is already here. */
+  add(row: IndexRow): boolean {
+    if (this.rowOfFace.has(row.faceId)) return false;
+    this.fitDimension(row.modelId, row.embedding.length);
+    this.ensureCapacity(this.count + 1);
+    this.append(row.faceId, row.subject, row.enrollmentTimestamp, row.embedding, 0);
+    return true;
+  }
+
+  /** Adds a block's rows (skipping face ids already here); returns how many were added. */
+  addBlock(block: IndexBlock): number {
+    this.fitDimension('stored', block.dim);
+    this.ensureCapacity(this.count + block.faceIds.length);
+    let added = 0;
+    for (let i = 0; i < block.faceIds.length; i++) {
+      const faceId = block.faceIds[i]!;
+      if (this.rowOfFace.has(faceId)) continue;
+      this.append(faceId, block.subjects[i]!, block.timestamps[i]!, block.vectors, i * block.dim);
+      added++;
+    }
+    return added;
+  }
+
+  /** Removes a row; false if the face id is not here. */
+  remove(faceId: string): boolean {
+    const row = this.rowOfFace.get(faceId);
+    if (row === undefined) return false;
+    this.rowOfFace.delete(faceId);
+    this.releaseSubject(this.rowSubject[row]!);
+    const last = this.count - 1;
+    if (row !== last) {
+      const movedId = this.faceIds[last]!;
+      this.rows.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride);
+      this.faceIds[row] = movedId;
+      this.rowSubject[row] = this.rowSubject[last]!;
+      this.timestamps[row] = this.timestamps[last]!;
+      this.rowOfFace.set(movedId, row);
+    }
+    this.faceIds.pop();
+    this.count = last;
+    return true;
+  }
+
+  /**
+   * Cosine similarity of `query` with every row: a view of scratch memory, valid until the
+   * matrix is next searched or changed.
+   */
+  scores(query: ArrayLike<number>): Float32Array {
+    if (this.count === 0) return new Float32Array(0);
+    if (query.length !== this.dimension) {
+      throw new EngineError('CORRUPT_FACE_DATA', `the query embedding has ${query.length} dimensions; the gallery's have ${this.dimension}`);
+    }
+    const buffer = this.kernel.buffer;
+    writeNormalised(new Float32Array(buffer, 0, this.stride), 0, query, 0, this.dimension, this.stride);
+    const rowsAt = this.rowBytes;
+    const scoresAt = rowsAt + this.capacity * this.rowBytes;
+    this.kernel.score(rowsAt, 0, scoresAt, this.count, this.rowBytes);
+    return new Float32Array(buffer, scoresAt, this.count);
+  }
+
+  /** The k most similar templates with similarity ≥ minSimilarity, best first. */
+  searchTemplates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): TemplateMatch[] {
+    const scores = this.scores(query);
+    return topK(scores, this.count, k, minSimilarity).map(({ id, score }) => this.match(id, score));
+  }
+
+  /**
+   * The k subjects whose best template is most similar, at least minSimilarity, best first;
+   * each with that best template (what /recognize returns as candidates).
+   */
+  searchSubjects(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): SubjectMatch[] {
+    const scores = this.scores(query);
+    const slots = this.subjectNames.length;
+    if (this.best.length < slots) {
+      this.best = new Float32Array(slots * 2);
+      this.bestRow = new Int32Array(slots * 2);
+    }
+    const best = this.best.subarray(0, slots);
+    const bestRow = this.bestRow.subarray(0, slots);
+    bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
+    // slots of departed subjects keep -Infinity and never pass a finite minimum; guard -Infinity itself
+    const floor = Math.max(minSimilarity, -Number.MAX_VALUE);
+    return topK(best, slots, k, floor).map(({ id, score }) => this.match(bestRow[id]!, score));
+  }
+
+  /** What the matrix holds in memory (typed arrays exactly, strings estimated). */
+  memory(): MatrixMemory {
+    const matrixBytes = this.kernel.buffer.byteLength;
+    const columnBytes = this.rowSubject.byteLength + this.timestamps.byteLength + this.best.byteLength + this.bestRow.byteLength;
+    let idBytes = 0;
+    for (let i = 0; i < this.count; i++) idBytes += this.faceIds[i]!.length + ID_OVERHEAD_BYTES;
+    for (const name of this.subjectSlot.keys()) idBytes += name.length + ID_OVERHEAD_BYTES;
+    return { rows: this.count, capacity: this.capacity, kernel: this.kernel.kind, matrixBytes, columnBytes, idBytes, total: matrixBytes + columnBytes + idBytes };
+  }
+
+  private match(row: number, similarity: number): TemplateMatch {
+    return {
+      faceId: this.faceIds[row]!,
+      subject: this.subjectNames[this.rowSubject[row]!]!,
+      similarity,
+      enrollmentTimestamp: String(this.timestamps[row]!),
+    };
+  }
+
+  private fitDimension(modelId: string, dim: number): void {
+    if (this.dimension === 0) this.setDimension(dim, MIN_CAPACITY);
+    else if (dim !== this.dimension) throw dimensionMismatch(modelId, this.dimension, dim);
+  }
+
+  private setDimension(dim: number, capacity: number): void {
+    if (!(Number.isInteger(dim) && dim > 0)) throw new RangeError(`bad embedding dimension ${dim}`);
+    this.dimension = dim;
+    this.rowBytes = Math.ceil((dim * 4) / ROW_ALIGN_BYTES) * ROW_ALIGN_BYTES;
+    this.stride = this.rowBytes / 4;
+    this.ensureCapacity(capacity);
+  }
+
+  private ensureCapacity(rows: number): void {
+    if (rows <= this.capacity) return;
+    const capacity = Math.max(rows, MIN_CAPACITY, Math.ceil(this.capacity * 1.5));
+    // query row + rows + one float32 score per row
+    this.kernel.grow(this.rowBytes + capacity * this.rowBytes + capacity * 4);
+    this.capacity = capacity;
+    this.rows = new Float32Array(this.kernel.buffer, this.rowBytes, capacity * this.stride);
+    const rowSubject = new Int32Array(capacity);
+    rowSubject.set(this.rowSubject.subarray(0, this.count));
+    this.rowSubject = rowSubject;
+    const timestamps = new Float64Array(capacity);
+    timestamps.set(this.timestamps.subarray(0, this.count));
+    this.timestamps = timestamps;
+  }
+
+  /** Writes row `count` (capacity ensured) from source[from, from + dim). */
+  private append(faceId: string, subject: string, timestamp: number, source: ArrayLike<number>, from: number): void {
+    const row = this.count++;
+    writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
+    this.faceIds.push(faceId);
+    this.rowOfFace.set(faceId, row);
+    this.rowSubject[row] = this.claimSubject(subject);
+    this.timestamps[row] = timestamp;
+  }
+
+  private claimSubject(subject: string): number {
+    let slot = this.subjectSlot.get(subject);
+    if (slot === undefined) {
+      slot = this.freeSlots.pop() ?? this.subjectNames.length;
+      this.subjectSlot.set(subject, slot);
+      this.subjectNames[slot] = subject;
+      this.subjectRows[slot] = 0;
+    }
+    this.subjectRows[slot]!++;
+    return slot;
+  }
+
+  private releaseSubject(slot: number): void {
+    if (--this.subjectRows[slot]! > 0) return;
+    this.subjectSlot.delete(this.subjectNames[slot]!);
+    this.subjectNames[slot] = '';
+    this.freeSlots.push(slot);
+  }
+}
+
+/**
+ * target[at, at + dim) = source[from, from + dim) / ‖·‖ (a zero vector stays zero), and the
+ * padding up to `stride` zeroed: a new row may land where the scores scratch used to be.
+ */
+function writeNormalised(target: Float32Array, at: number, source: ArrayLike<number>, from: number, dim: number, stride: number): void {
+  let sum = 0;
+  for (let j = 0; j < dim; j++) {
+    const v = source[from + j]!;
+    sum += v * v;
+  }
+  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  for (let j = 0; j < dim; j++) target[at + j] = source[from + j]! * scale;
+  target.fill(0, at + dim, at + stride);
+}

@@ -1,0 +1,40 @@
+// The recognition services' storage port (src/service/recognition-port.ts) over the
+// IndexedDB gallery store and its in-memory search index.
+import type { RecognitionStore } from '../service/recognition-port.ts';
+import type { GalleryStore } from './gallery-store.ts';
+import type { GallerySearchIndex } from './search-index.ts';
+
+export function recognitionStore(store: GalleryStore, index: GallerySearchIndex): RecognitionStore {
+  const ref = (t: { faceId: string; enrollmentTimestamp: string }) => ({ faceId: t.faceId, enrollmentTimestamp: t.enrollmentTimestamp });
+  return {
+    async addTemplates(appId, gallery, subject, templates, image) {
+      const stored = await store.addTemplates(
+        appId,
+        gallery,
+        subject,
+        templates.map((t) => ({
+          modelId: t.modelId,
+          embedding: t.embedding,
+          box: { topLeftX: t.box.x, topLeftY: t.box.y, width: t.box.width, height: t.box.height },
+          attributes: JSON.parse(JSON.stringify(t.attributes)) as Record<string, never>,
+          quality: t.quality,
+        })),
+        image,
+      );
+      return stored.map(ref);
+    },
+    listGalleries: (appId) => store.listGalleries(appId),
+    listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
+    async listTemplates(appId, gallery, subject) {
+      return (await store.listTemplates(appId, gallery, subject)).map(ref);
+    },
+    async subjectEmbeddings(appId, gallery, subject, modelId) {
+      return (await store.templatesForSubject(appId, gallery, subject, modelId)).map((t) => ({ ...ref(t), embedding: t.embedding }));
+    },
+    removeGallery: (appId, gallery) => store.removeGallery(appId, gallery),
+    async removeSubject(appId, gallery, subject, faceId) {
+      await store.removeSubject(appId, gallery, subject, faceId);
+    },
+    searchSubjects: (appId, gallery, modelId, query, limit) => index.searchSubjects({ appId, gallery, modelId }, query, limit),
+  };
+}

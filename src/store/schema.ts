@@ -1,0 +1,146 @@
+// What the recognition store keeps in IndexedDB, as zod schemas (the types are inferred from
+// them) plus idb's typed DBSchema and the versioned upgrade path.
+//
+// Every key starts with the account's app_id, then the gallery: one account's data is a key
+// range of its own, so partitioning is structural (no query can reach past its prefix) and
+// removing a gallery or a subject is one range delete, not a cursor walk.
+import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
+import { z } from 'zod';
+
+/** Bump when stores, indexes or record layouts change, and add a step to upgrade() below. */
+export const DB_VERSION = 1;
+
+/** IndexedDB database name when the engine's "storage name" option is not given. */
+export const DEFAULT_STORAGE_NAME = 'kairos-in-browser';
+
+// typed arrays over any buffer: embeddings may come from wasm memory (copied before storing)
+const float32Array = () => z.custom<Float32Array>((v) => v instanceof Float32Array, 'expected a Float32Array');
+const float64Array = () => z.custom<Float64Array>((v) => v instanceof Float64Array, 'expected a Float64Array');
+
+export const AppIdSchema = z.string();
+export const GalleryNameSchema = z.string().min(1, 'gallery_name must not be empty');
+export const SubjectIdSchema = z.string().min(1, 'subject_id must not be empty');
+
+/** The face's box in the enrolled photo, as the enroll transaction reports it. */
+export const BoxSchema = z.object({
+  topLeftX: z.number(),
+  topLeftY: z.number(),
+  width: z.number(),
+  height: z.number(),
+});
+export type Box = z.infer<typeof BoxSchema>;
+
+/** Opaque to the store: whatever the enroll response carried (age, gender, ...), as JSON. */
+export const AttributesSchema = z.record(z.string(), z.json());
+
+export const EmbeddingSchema = float32Array().refine((e) => e.length > 0 && e.every(Number.isFinite), 'an embedding must be non-empty and finite');
+
+/** What the enroll service hands over per face; the store adds ids and the timestamp. */
+export const NewTemplateSchema = z.object({
+  /** embedding model that produced `embedding`: only same-model templates are ever compared */
+  modelId: z.string().min(1),
+  embedding: EmbeddingSchema,
+  box: BoxSchema,
+  attributes: AttributesSchema,
+  quality: z.number(),
+});
+export type NewTemplate = z.infer<typeof NewTemplateSchema>;
+
+/** An enrolled face template as the store returns it. */
+export const StoredTemplateSchema = NewTemplateSchema.extend({
+  appId: AppIdSchema,
+  gallery: GalleryNameSchema,
+  subject: SubjectIdSchema,
+  /** the interface's string `face_id`: time-ordered, unique (see face-id.ts) */
+  faceId: z.string(),
+  /** epoch milliseconds as a digit string, as the interface returns it */
+  enrollmentTimestamp: z.string().regex(/^\d+$/),
+  /** key of the request's photo in `images`; absent when the request had `store_image: false` */
+  imageKey: z.string().optional(),
+});
+export type StoredTemplate = z.infer<typeof StoredTemplateSchema>;
+
+/** `templates` value: the stored template plus where its row lives in `segments`. */
+export const TemplateRecordSchema = StoredTemplateSchema.extend({ segment: z.number().int().nonnegative() });
+export type TemplateRecord = z.infer<typeof TemplateRecordSchema>;
+
+/** `subjects` value: a subject exists exactly while it has templates, a gallery while it has subjects. */
+export const SubjectRecordSchema = z.object({ appId: AppIdSchema, gallery: GalleryNameSchema, subject: SubjectIdSchema });
+export type SubjectRecord = z.infer<typeof SubjectRecordSchema>;
+
+/** `images` value: the enrolled photo, kept apart so listing and search never load blobs. */
+export const ImageRecordSchema = SubjectRecordSchema.extend({ imageKey: z.string(), blob: z.instanceof(Blob) });
+export type ImageRecord = z.infer<typeof ImageRecordSchema>;
+
+/**
+ * `segments` value: up to N templates of one (account, gallery, model) packed column-wise:
+ * exactly what the search index needs and nothing else. Reading 100k templates one record
+ * at a time takes seconds; reading ~200 packed segments takes a fraction of that. Derived
+ * from `templates` and always written in the same transaction.
+ */
+export const SegmentRecordSchema = z.object({
+  appId: AppIdSchema,
+  gallery: GalleryNameSchema,
+  modelId: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  dim: z.number().int().positive(),
+  faceIds: z.array(z.string()),
+  subjects: z.array(z.string()),
+  /** enrollment timestamps, epoch ms */
+  timestamps: float64Array(),
+  /** faceIds.length × dim, row-major, as enrolled (not normalised) */
+  vectors: float32Array(),
+});
+export type SegmentRecord = z.infer<typeof SegmentRecordSchema>;
+
+/** One template as the search index sees it (and as change notices carry it). */
+export const IndexRowSchema = z.object({
+  faceId: z.string(),
+  subject: z.string(),
+  modelId: z.string(),
+  /** epoch ms */
+  enrollmentTimestamp: z.number(),
+  embedding: float32Array(),
+});
+export type IndexRow = z.infer<typeof IndexRowSchema>;
+
+export type TemplateKey = [appId: string, gallery: string, subject: string, faceId: string];
+export type SubjectKey = [appId: string, gallery: string, subject: string];
+export type ImageKey = [appId: string, gallery: string, subject: string, imageKey: string];
+export type SegmentKey = [appId: string, gallery: string, modelId: string, seq: number];
+
+export interface GalleryDB extends DBSchema {
+  templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
+  subjects: { key: SubjectKey; value: SubjectRecord };
+  images: { key: ImageKey; value: ImageRecord };
+  segments: { key: SegmentKey; value: SegmentRecord };
+}
+
+export const STORE_NAMES = ['templates', 'subjects', 'images', 'segments'] as const satisfies readonly StoreNames<GalleryDB>[];
+
+/**
+ * Brings a database from `oldVersion` to DB_VERSION, one step per version, inside the
+ * versionchange transaction (all steps commit together or not at all).
+ */
+export function upgrade(
+  db: IDBPDatabase<GalleryDB>,
+  oldVersion: number,
+  // used by migrations that move data (see the 1 → 2 sketch below)
+  _tx: IDBPTransaction<GalleryDB, StoreNames<GalleryDB>[], 'versionchange'>,
+): void {
+  if (oldVersion < 1) {
+    const templates = db.createObjectStore('templates', { keyPath: ['appId', 'gallery', 'subject', 'faceId'] });
+    // sparse (templates without an image are not in it): is a photo still referenced?
+    templates.createIndex('byImage', 'imageKey');
+    db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
+    db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
+    db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+  }
+  // if (oldVersion < 2) {
+  //   Version 2 goes here, e.g. a new segment layout (say int8-quantised vectors): the
+  //   segments are derived data, so clear them and re-pack them from `templates` with
+  //   _tx.objectStore('segments').clear() and a cursor over _tx.objectStore('templates'),
+  //   fixing each template's `segment` as it goes. Never edit the step above: a browser
+  //   still at version 0 runs both, in order.
+  // }
+}

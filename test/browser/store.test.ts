@@ -1,0 +1,591 @@
+// The recognition store in real Chromium, real IndexedDB: the gallery lifecycle with every
+// error code, all-or-nothing writes, persistence across reconnects, app_id partitioning,
+// store_image, the schema and its upgrade hand-off, and the search index: against brute
+// force, kept current by this store's writes, by another "tab" (a module worker with its own
+// store and index) through the BroadcastChannel, and across writes racing a build.
+import { deleteDB, openDB, type IDBPDatabase } from 'idb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineError } from '../../src/errors.ts';
+import { GallerySearchIndex, GalleryStore, type GalleryStoreOptions, type NewTemplate, type StoredTemplate } from '../../src/store/index.ts';
+import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
+import { DB_VERSION, type GalleryDB } from '../../src/store/schema.ts';
+
+// ---------------------------------------------------------------- helpers
+
+const opened: { close(): void }[] = [];
+const databases: string[] = [];
+
+afterEach(async () => {
+  for (const thing of opened.splice(0)) thing.close();
+  for (const name of databases.splice(0)) await deleteDB(name);
+});
+
+function dbName(): string {
+  const name = `store-test-${crypto.randomUUID()}`;
+  databases.push(name);
+  return name;
+}
+
+async function openStore(options: GalleryStoreOptions = {}): Promise<GalleryStore> {
+  const store = await GalleryStore.open({ name: dbName(), ...options });
+  opened.push(store);
+  return store;
+}
+
+function indexOf(store: GalleryStore): GallerySearchIndex {
+  const index = new GallerySearchIndex(store);
+  opened.push(index);
+  return index;
+}
+
+let seed = 1;
+function embedding(dim = 8): Float32Array {
+  // xorshift: deterministic per run, distinct per call
+  return Float32Array.from({ length: dim }, () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32 - 0.5;
+  });
+}
+
+function template(modelId = 'm', dim = 8, vector = embedding(dim)): NewTemplate {
+  return {
+    modelId,
+    embedding: vector,
+    box: { topLeftX: 10, topLeftY: 20, width: 100, height: 120 },
+    attributes: { age: 33, gender: { type: 'F' }, asian: 0.1, black: 0.1, hispanic: 0.1, white: 0.6, other: 0.1, glasses: 'None' },
+    quality: 0.8,
+  };
+}
+
+/** Resolves to the EngineError `work` rejected with (fails if it resolved). */
+async function failure(work: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await work;
+  } catch (error) {
+    expect(error).toBeInstanceOf(EngineError);
+    const { code, message } = (error as EngineError).failure;
+    return { code, message };
+  }
+  throw new Error('expected an EngineError, got a result');
+}
+
+const GALLERY_NOT_FOUND = { code: 5004, message: 'gallery name not found' };
+const SUBJECT_NOT_FOUND = { code: 5003, message: 'subject ID was not found' };
+const FACE_NOT_FOUND = { code: 5003, message: 'subject id with face id was not found' };
+
+/** Opens the database as it is, bypassing the store. */
+function raw(name: string): Promise<IDBPDatabase<GalleryDB>> {
+  return openDB<GalleryDB>(name);
+}
+
+async function counts(name: string): Promise<Record<'templates' | 'subjects' | 'images' | 'segments', number>> {
+  const db = await raw(name);
+  try {
+    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
+    const [templates, subjects, images, segments] = await Promise.all(
+      (['templates', 'subjects', 'images', 'segments'] as const).map((s) => tx.objectStore(s).count()),
+    );
+    return { templates: templates!, subjects: subjects!, images: images!, segments: segments! };
+  } finally {
+    db.close();
+  }
+}
+
+/** The packed segments hold exactly the templates, each where its record says, with its vector. */
+async function expectConsistent(name: string): Promise<void> {
+  const db = await raw(name);
+  try {
+    const templates = await db.getAll('templates');
+    const segments = await db.getAll('segments');
+    const rows = new Map<string, { seq: number; key: string; vector: number[]; subject: string }>();
+    for (const s of segments) {
+      expect(s.faceIds.length).toBeGreaterThan(0);
+      s.faceIds.forEach((id, i) => {
+        expect(rows.has(id)).toBe(false);
+        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), vector: Array.from(s.vectors.subarray(i * s.dim, (i + 1) * s.dim)), subject: s.subjects[i]! });
+      });
+    }
+    expect(rows.size).toBe(templates.length);
+    for (const t of templates) {
+      const row = rows.get(t.faceId);
+      expect(row).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), vector: Array.from(t.embedding), subject: t.subject });
+    }
+    const subjects = new Set((await db.getAllKeys('subjects')).map((k) => JSON.stringify(k)));
+    expect(subjects).toEqual(new Set(templates.map((t) => JSON.stringify([t.appId, t.gallery, t.subject]))));
+  } finally {
+    db.close();
+  }
+}
+
+async function eventually<T>(probe: () => Promise<T> | T, ok: (value: T) => boolean, ms = 5000): Promise<T> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (performance.now() > until) throw new Error(`condition not met within ${ms} ms; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+describe('gallery lifecycle', () => {
+  it('enroll creates galleries and subjects; view, view_subject, remove_subject and remove follow the interface, with every error', async () => {
+    const store = await openStore();
+    const app = 'app';
+    expect(await store.listGalleries(app)).toEqual([]);
+    expect(await failure(store.listSubjects(app, 'g1'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await failure(store.listTemplates(app, 'g1', 's1'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await failure(store.templatesForSubject(app, 'g1', 's1'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await failure(store.removeGallery(app, 'g1'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await failure(store.removeSubject(app, 'g1', 's1'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await failure(store.removeSubject(app, 'g1', 's1', 'some-face'))).toEqual(GALLERY_NOT_FOUND);
+
+    const before = Date.now();
+    const [a, b] = await store.addTemplates(app, 'g1', 's1', [template(), template()]);
+    const [c] = await store.addTemplates(app, 'g1', 's2', [template()]);
+    await store.addTemplates(app, 'g2', 's1', [template()]);
+    for (const t of [a!, b!, c!]) {
+      expect(t.faceId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(t.enrollmentTimestamp).toMatch(/^\d+$/);
+      expect(Number(t.enrollmentTimestamp)).toBeGreaterThanOrEqual(before);
+      expect(Number(t.enrollmentTimestamp)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(new Set([a!.faceId, b!.faceId, c!.faceId]).size).toBe(3);
+    expect(a).toMatchObject({ appId: app, gallery: 'g1', subject: 's1', modelId: 'm', quality: 0.8, box: template().box, attributes: template().attributes });
+
+    expect(await store.listGalleries(app)).toEqual(['g1', 'g2']);
+    expect(await store.listSubjects(app, 'g1')).toEqual(['s1', 's2']);
+    expect(await store.listTemplates(app, 'g1', 's1')).toEqual([
+      { faceId: a!.faceId, enrollmentTimestamp: a!.enrollmentTimestamp },
+      { faceId: b!.faceId, enrollmentTimestamp: b!.enrollmentTimestamp },
+    ]);
+    expect((await store.templatesForSubject(app, 'g1', 's1')).map((t) => Array.from(t.embedding))).toEqual([Array.from(a!.embedding), Array.from(b!.embedding)]);
+    expect(await failure(store.listTemplates(app, 'g1', 'nobody'))).toEqual(SUBJECT_NOT_FOUND);
+    expect(await failure(store.templatesForSubject(app, 'g1', 'nobody'))).toEqual(SUBJECT_NOT_FOUND);
+    expect(await failure(store.removeSubject(app, 'g1', 'nobody'))).toEqual(SUBJECT_NOT_FOUND);
+    expect(await failure(store.removeSubject(app, 'g1', 'nobody', a!.faceId))).toEqual(SUBJECT_NOT_FOUND);
+    expect(await failure(store.removeSubject(app, 'g1', 's1', 'no-such-face'))).toEqual(FACE_NOT_FOUND);
+    // a face id of another subject is not this subject's
+    expect(await failure(store.removeSubject(app, 'g1', 's1', c!.faceId))).toEqual(FACE_NOT_FOUND);
+
+    // with face_id: only that template goes
+    expect(await store.removeSubject(app, 'g1', 's1', a!.faceId)).toEqual({ faceIds: [a!.faceId], galleryRemoved: false });
+    expect((await store.listTemplates(app, 'g1', 's1')).map((t) => t.faceId)).toEqual([b!.faceId]);
+    // its last template takes the subject with it
+    expect(await store.removeSubject(app, 'g1', 's1', b!.faceId)).toEqual({ faceIds: [b!.faceId], galleryRemoved: false });
+    expect(await store.listSubjects(app, 'g1')).toEqual(['s2']);
+    expect(await failure(store.listTemplates(app, 'g1', 's1'))).toEqual(SUBJECT_NOT_FOUND);
+    // the last subject takes the gallery with it
+    expect(await store.removeSubject(app, 'g1', 's2')).toEqual({ faceIds: [c!.faceId], galleryRemoved: true });
+    expect(await store.listGalleries(app)).toEqual(['g2']);
+    expect(await failure(store.listSubjects(app, 'g1'))).toEqual(GALLERY_NOT_FOUND);
+    // remove gallery: everything in it
+    await store.addTemplates(app, 'g2', 's2', [template(), template()]);
+    await store.removeGallery(app, 'g2');
+    expect(await store.listGalleries(app)).toEqual([]);
+    expect(await failure(store.removeGallery(app, 'g2'))).toEqual(GALLERY_NOT_FOUND);
+    expect(await counts(store.name)).toEqual({ templates: 0, subjects: 0, images: 0, segments: 0 });
+  });
+
+  it('enroll adds to an existing subject; names that are prefixes of others or hold odd characters stay apart', async () => {
+    const store = await openStore();
+    const names = ['g', 'g\u0000', 'g\u0000x', 'g1', 'G', 'gä', '💡'];
+    for (const gallery of names) {
+      await store.addTemplates('app', gallery, 's', [template()]);
+      await store.addTemplates('app', gallery, 's', [template()]);
+      await store.addTemplates('app', gallery, `${gallery}-other`, [template()]);
+    }
+    expect(await store.listGalleries('app')).toEqual([...names].sort());
+    for (const gallery of names) {
+      expect(await store.listSubjects('app', gallery)).toEqual(['s', `${gallery}-other`].sort());
+      expect(await store.listTemplates('app', gallery, 's')).toHaveLength(2);
+    }
+    await store.removeGallery('app', 'g');
+    expect(await store.listGalleries('app')).toEqual(names.filter((n) => n !== 'g').sort());
+    await expectConsistent(store.name);
+  });
+
+  it('refuses bad names and corrupt templates without writing anything', async () => {
+    const store = await openStore();
+    expect(await failure(store.addTemplates('app', '', 's', [template()]))).toMatchObject({ code: 1003 });
+    expect(await failure(store.addTemplates('app', 'g', '', [template()]))).toMatchObject({ code: 1003 });
+    const nan = template('m', 4, new Float32Array([1, NaN, 0, 0]));
+    expect(await failure(store.addTemplates('app', 'g', 's', [template(), nan]))).toMatchObject({ code: 5005, message: expect.stringMatching(/^template 1: embedding/) });
+    expect(await failure(store.addTemplates('app', 'g', 's', [template('m', 0, new Float32Array(0))]))).toMatchObject({ code: 5005 });
+    expect(await failure(store.addTemplates('app', 'g', 's', [template()], 'not a blob' as unknown as Blob))).toMatchObject({ code: 1003 });
+    expect(await store.addTemplates('app', 'g', 's', [])).toEqual([]);
+    expect(await counts(store.name)).toEqual({ templates: 0, subjects: 0, images: 0, segments: 0 });
+  });
+});
+
+// ---------------------------------------------------------------- transactions
+
+describe('transactions', () => {
+  it('a write failing mid-transaction leaves the store exactly as it was', async () => {
+    const store = await openStore({ segmentRows: 4 });
+    const photo = new Blob([new Uint8Array([1, 2, 3])], { type: 'image/jpeg' });
+    await store.addTemplates('app', 'g', 's1', [template('m2', 8)], photo);
+    const before = await counts(store.name);
+    // the m1 template packs fine and is queued (subject, photo, segment, template) before the
+    // m2 one meets the gallery's 8-d m2 rows: the whole request must roll back
+    const error = await failure(store.addTemplates('app', 'g', 's2', [template('m1', 8), template('m1', 8), template('m2', 16)], photo));
+    expect(error).toEqual({ code: 5005, message: 'm2 embeddings in this gallery have 8 dimensions; this one has 16' });
+    expect(await counts(store.name)).toEqual(before);
+    expect(await store.listSubjects('app', 'g')).toEqual(['s1']);
+    await expectConsistent(store.name);
+    // and the store still works
+    await store.addTemplates('app', 'g', 's2', [template('m1', 8), template('m2', 8)], photo);
+    expect(await store.listSubjects('app', 'g')).toEqual(['s1', 's2']);
+    await expectConsistent(store.name);
+  });
+
+  it('concurrent writes and removals serialise: nothing lost, segments consistent', async () => {
+    const store = await openStore({ segmentRows: 5 });
+    const first = await store.addTemplates('app', 'g', 's0', [template(), template(), template()]);
+    const writes = Array.from({ length: 30 }, (_, i) => store.addTemplates('app', 'g', `s${i % 4}`, [template(), template()]));
+    const removals = [store.removeSubject('app', 'g', 's0', first[0]!.faceId), store.removeSubject('app', 'g', 's0', first[2]!.faceId)];
+    await Promise.all([...writes, ...removals]);
+    const listed = (await Promise.all(['s0', 's1', 's2', 's3'].map((s) => store.listTemplates('app', 'g', s)))).flat();
+    expect(listed).toHaveLength(61);
+    expect(new Set(listed.map((t) => t.faceId)).size).toBe(61);
+    await expectConsistent(store.name);
+    const blocks = await store.galleryEmbeddings('app', 'g', 'm');
+    expect(blocks.reduce((n, b) => n + b.faceIds.length, 0)).toBe(61);
+  });
+});
+
+// ---------------------------------------------------------------- persistence, partitioning, images, schema
+
+describe('persistence and partitioning', () => {
+  it('everything survives closing and reopening the database (a reload)', async () => {
+    const store = await openStore({ segmentRows: 3 });
+    const enrolled = await store.addTemplates('app', 'g', 's', [template(), template(), template(), template()]);
+    const query = enrolled[2]!.embedding;
+    store.close();
+    expect(await failure(store.listGalleries('app'))).toMatchObject({ code: 3001 });
+
+    const again = await openStore({ name: store.name });
+    expect(await again.listGalleries('app')).toEqual(['g']);
+    expect((await again.listTemplates('app', 'g', 's')).map((t) => t.faceId)).toEqual(enrolled.map((t) => t.faceId));
+    const [best] = await indexOf(again).search({ appId: 'app', gallery: 'g', modelId: 'm' }, query, 1);
+    expect(best).toMatchObject({ faceId: enrolled[2]!.faceId, subject: 's', enrollmentTimestamp: enrolled[2]!.enrollmentTimestamp });
+    expect(best!.similarity).toBeCloseTo(1, 5);
+  });
+
+  it('one app_id can never list, read, match against or delete another’s galleries', async () => {
+    const store = await openStore();
+    const index = indexOf(store);
+    const [mine] = await store.addTemplates('app', 'g', 's', [template()]);
+    await store.addTemplates('app', 'other', 's', [template()]);
+    for (const stranger of ['app2', 'ap', '', 'APP']) {
+      expect(await store.listGalleries(stranger)).toEqual([]);
+      expect(await failure(store.listSubjects(stranger, 'g'))).toEqual(GALLERY_NOT_FOUND);
+      expect(await failure(store.listTemplates(stranger, 'g', 's'))).toEqual(GALLERY_NOT_FOUND);
+      expect(await failure(store.templatesForSubject(stranger, 'g', 's'))).toEqual(GALLERY_NOT_FOUND);
+      expect(await failure(store.removeGallery(stranger, 'g'))).toEqual(GALLERY_NOT_FOUND);
+      expect(await failure(store.removeSubject(stranger, 'g', 's', mine!.faceId))).toEqual(GALLERY_NOT_FOUND);
+      expect(await failure(index.searchSubjects({ appId: stranger, gallery: 'g', modelId: 'm' }, mine!.embedding, 10))).toEqual(GALLERY_NOT_FOUND);
+      expect(await store.imageOf(stranger, 'g', 's', mine!.faceId)).toBeUndefined();
+    }
+    // the same names under another account are another gallery
+    const [theirs] = await store.addTemplates('app2', 'g', 's', [template()]);
+    expect(await failure(store.removeSubject('app2', 'g', 's', mine!.faceId))).toEqual(FACE_NOT_FOUND);
+    const matches = await index.searchSubjects({ appId: 'app2', gallery: 'g', modelId: 'm' }, mine!.embedding, 10);
+    expect(matches.map((m) => m.faceId)).toEqual([theirs!.faceId]);
+    await store.removeGallery('app2', 'g');
+    expect(await store.listGalleries('app')).toEqual(['g', 'other']);
+    expect((await store.listTemplates('app', 'g', 's')).map((t) => t.faceId)).toEqual([mine!.faceId]);
+  });
+
+  it('stores the photo once per request only when given (store_image: false stores none); it goes with its last template', async () => {
+    const store = await openStore();
+    const bytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 7, 7, 7]);
+    const [a, b] = await store.addTemplates('app', 'g', 's', [template(), template()], new Blob([bytes], { type: 'image/jpeg' }));
+    const [c] = await store.addTemplates('app', 'g', 's', [template()]); // store_image: false
+    expect(a!.imageKey).toBeDefined();
+    expect(b!.imageKey).toBe(a!.imageKey);
+    expect(c!.imageKey).toBeUndefined();
+    expect(await store.imageOf('app', 'g', 's', c!.faceId)).toBeUndefined();
+    expect((await counts(store.name)).images).toBe(1);
+    const blob = await store.imageOf('app', 'g', 's', a!.faceId);
+    expect(blob?.type).toBe('image/jpeg');
+    expect(new Uint8Array(await blob!.arrayBuffer())).toEqual(bytes);
+
+    await store.removeSubject('app', 'g', 's', a!.faceId);
+    expect((await counts(store.name)).images).toBe(1); // b still refers to it
+    await store.removeSubject('app', 'g', 's', b!.faceId);
+    expect((await counts(store.name)).images).toBe(0);
+
+    await store.addTemplates('app', 'g', 's', [template()], new Blob([bytes]));
+    await store.removeSubject('app', 'g', 's');
+    expect(await counts(store.name)).toEqual({ templates: 0, subjects: 0, images: 0, segments: 0 });
+
+    // a store that was only ever given store_image: false has no blob at all
+    const bare = await openStore();
+    await bare.addTemplates('app', 'g', 's', [template(), template()]);
+    expect((await counts(bare.name)).images).toBe(0);
+  });
+
+  it('creates the version-1 schema, and steps aside when a newer version of the app upgrades the database', async () => {
+    const store = await openStore();
+    const index = indexOf(store);
+    await store.addTemplates('app', 'g', 's', [template()]);
+    await index.search({ appId: 'app', gallery: 'g', modelId: 'm' }, embedding(), 1);
+
+    const db = await raw(store.name);
+    expect(db.version).toBe(DB_VERSION);
+    expect([...db.objectStoreNames].sort()).toEqual(['images', 'segments', 'subjects', 'templates']);
+    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
+    expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
+    expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
+    expect([...tx.objectStore('templates').indexNames]).toEqual(['byImage']);
+    db.close();
+
+    // "another tab" with version 2 of the app: our open connection must not block it
+    const newer = await openDB(store.name, DB_VERSION + 1, { upgrade: (upgraded) => upgraded.createObjectStore('v2-only') });
+    expect([...newer.objectStoreNames]).toContain('v2-only');
+    newer.close();
+    expect(index.stats().invalidations).toBe(1); // the index dropped what it held
+    expect(await failure(store.listGalleries('app'))).toEqual({
+      code: 3001,
+      message: 'the stored galleries were upgraded by a newer version of this app; reload the page',
+    });
+  });
+});
+
+// ---------------------------------------------------------------- search index
+
+describe('search index', () => {
+  const target = { appId: 'app', gallery: 'g', modelId: 'm' };
+
+  it('finds what brute force over the stored templates finds, per template and per subject, one model at a time', async () => {
+    const store = await openStore({ segmentRows: 16 });
+    const index = indexOf(store);
+    const dim = 32;
+    for (let s = 0; s < 40; s++) {
+      await store.addTemplates('app', 'g', `subject-${s}`, Array.from({ length: 1 + (s % 7) }, () => template('m', dim)));
+    }
+    await store.addTemplates('app', 'g', 'subject-0', [template('other-model', 12)]);
+    // removals leave part-full segments behind
+    for (const s of [3, 9, 27]) {
+      const [first] = await store.listTemplates('app', 'g', `subject-${s}`);
+      await store.removeSubject('app', 'g', `subject-${s}`, first!.faceId);
+    }
+    await store.removeSubject('app', 'g', 'subject-11');
+    await expectConsistent(store.name);
+
+    const stored: StoredTemplate[] = [];
+    for (const subject of await store.listSubjects('app', 'g')) stored.push(...(await store.templatesForSubject('app', 'g', subject, 'm')));
+    for (let q = 0; q < 10; q++) {
+      const query = q < 3 ? stored[q * 17]!.embedding : embedding(dim);
+      const expected = stored.map((t) => ({ faceId: t.faceId, subject: t.subject, similarity: cosine(t.embedding, query) })).sort((a, b) => b.similarity - a.similarity);
+      const top = await index.search(target, query, 15);
+      expect(top.map((m) => m.faceId)).toEqual(expected.slice(0, 15).map((e) => e.faceId));
+      top.forEach((m, i) => expect(m.similarity).toBeCloseTo(expected[i]!.similarity, 5));
+      const seen = new Set<string>();
+      const perSubject = expected.filter((e) => !seen.has(e.subject) && seen.add(e.subject));
+      const subjects = await index.searchSubjects(target, query, 10, 0.1);
+      expect(subjects.map((m) => [m.subject, m.faceId])).toEqual(perSubject.filter((e) => e.similarity >= 0.1).slice(0, 10).map((e) => [e.subject, e.faceId]));
+    }
+    const other = await index.search({ ...target, modelId: 'other-model' }, embedding(12), 5);
+    expect(other.map((m) => m.subject)).toEqual(['subject-0']);
+    expect(index.stats().builds).toBe(2);
+  });
+
+  it('follows this store’s writes without reading storage again; a removed gallery is 5004', async () => {
+    const store = await openStore();
+    const index = indexOf(store);
+    expect(await failure(index.search(target, embedding(), 3))).toEqual(GALLERY_NOT_FOUND);
+    const [a] = await store.addTemplates('app', 'g', 'alice', [template()]);
+    expect((await index.search(target, a!.embedding, 3)).map((m) => m.faceId)).toEqual([a!.faceId]);
+    const builds = index.stats().builds;
+
+    const [b] = await store.addTemplates('app', 'g', 'bob', [template()]);
+    expect((await index.searchSubjects(target, b!.embedding, 1))[0]).toMatchObject({ subject: 'bob', faceId: b!.faceId });
+    await store.removeSubject('app', 'g', 'bob');
+    expect((await index.search(target, b!.embedding, 5)).map((m) => m.subject)).toEqual(['alice']);
+    expect(index.stats()).toMatchObject({ builds, rowsAdded: 2, rowsRemoved: 1, matrices: 1, rows: 1 });
+
+    await store.removeGallery('app', 'g');
+    expect(await failure(index.search(target, a!.embedding, 3))).toEqual(GALLERY_NOT_FOUND);
+    // removing the last subject removes the gallery for search too
+    const [c] = await store.addTemplates('app', 'g', 'carol', [template()]);
+    expect((await index.search(target, c!.embedding, 3)).map((m) => m.subject)).toEqual(['carol']);
+    await store.removeSubject('app', 'g', 'carol', c!.faceId);
+    expect(await failure(index.search(target, c!.embedding, 3))).toEqual(GALLERY_NOT_FOUND);
+  });
+
+  it('writes racing a build (during its read, or committed before it) end up in the matrix exactly once', async () => {
+    const store = await openStore();
+    const other = await openStore({ name: store.name }); // another writer on the same database
+    const index = indexOf(store);
+    const [keep, drop] = await store.addTemplates('app', 'g', 'alice', [template(), template()]);
+
+    // (1) writes land while the build's read is in flight: queued, then replayed onto the snapshot
+    const read = store.galleryEmbeddings.bind(store);
+    const listener = new BroadcastChannel(store.channelName); // created after the index's: hears notices after it
+    opened.push(listener);
+    /** resolves once `other`'s next notice has been delivered (to the index first: it listened first) */
+    const heard = () =>
+      new Promise<void>((resolve) => {
+        const onMessage = ({ data }: MessageEvent) => {
+          if (data?.source !== other.id) return;
+          listener.removeEventListener('message', onMessage);
+          resolve();
+        };
+        listener.addEventListener('message', onMessage);
+      });
+    let late: StoredTemplate[] = [];
+    store.galleryEmbeddings = async (...args) => {
+      const blocks = await read(...args);
+      late = await store.addTemplates('app', 'g', 'bob', [template()]); // local notice
+      const delivered = heard();
+      await other.removeSubject('app', 'g', 'alice', drop!.faceId); // broadcast notice
+      await delivered;
+      return blocks;
+    };
+    const matrix = await index.matrix(target);
+    expect(matrix.size).toBe(2);
+    expect(matrix.has(keep!.faceId) && matrix.has(late[0]!.faceId) && !matrix.has(drop!.faceId)).toBe(true);
+    expect(index.stats()).toMatchObject({ builds: 1, rowsAdded: 1, rowsRemoved: 1 }); // both came from the replay
+
+    // (2) the write commits before the read but its notice arrives during the build: no duplicate
+    index.drop();
+    let early: StoredTemplate[] = [];
+    store.galleryEmbeddings = async (...args) => {
+      const delivered = heard();
+      early = await other.addTemplates('app', 'g', 'carol', [template()]);
+      const blocks = await read(...args); // already contains carol
+      await delivered; // and now her notice reaches the index, mid-build
+      return blocks;
+    };
+    const again = await index.matrix(target);
+    expect(again.size).toBe(3);
+    expect(again.has(early[0]!.faceId)).toBe(true);
+    expect(index.stats()).toMatchObject({ builds: 2, rowsAdded: 1 }); // the replayed notice changed nothing
+
+    // (3) a change that can't be replayed (bulk import → rebuild) during the read: read again
+    index.drop();
+    let reads = 0;
+    store.galleryEmbeddings = async (...args) => {
+      const blocks = await read(...args);
+      if (reads++ === 0) {
+        const delivered = heard();
+        await other.importTemplates('app', 'g', Array.from({ length: MAX_ROWS_PER_NOTICE + 1 }, (_, i) => ({ subject: `bulk-${i % 50}`, template: template() })));
+        await delivered;
+      }
+      return blocks;
+    };
+    const third = await index.matrix(target);
+    expect(reads).toBe(2);
+    expect(third.size).toBe(3 + MAX_ROWS_PER_NOTICE + 1);
+  });
+});
+
+// ---------------------------------------------------------------- two tabs
+
+/** Another "tab": a module worker with its own GalleryStore and GallerySearchIndex on the same database. */
+async function startTab() {
+  const moduleUrl = new URL('/src/store/index.ts', location.href).href;
+  const source = `
+    const { GalleryStore, GallerySearchIndex } = await import(${JSON.stringify(moduleUrl)});
+    let store, index;
+    self.onmessage = async ({ data: { id, op, args } }) => {
+      try {
+        let result;
+        if (op === 'open') { store = await GalleryStore.open(args[0]); index = new GallerySearchIndex(store); }
+        else if (op === 'store') result = await store[args[0]](...args.slice(1));
+        else if (op === 'index') result = await index[args[0]](...args.slice(1));
+        self.postMessage({ id, ok: true, result });
+      } catch (e) {
+        self.postMessage({ id, ok: false, failure: e.failure, message: String(e && e.message) });
+      }
+    };
+    self.postMessage('ready');`;
+  const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })), { type: 'module' });
+  opened.push({ close: () => worker.terminate() });
+  await new Promise((resolve, reject) => {
+    worker.addEventListener('message', resolve, { once: true });
+    worker.addEventListener('error', reject, { once: true });
+  });
+  let next = 0;
+  const call = <T,>(op: string, ...args: unknown[]): Promise<T> => {
+    const id = next++;
+    return new Promise<T>((resolve, reject) => {
+      const onMessage = ({ data }: MessageEvent) => {
+        if (data.id !== id) return;
+        worker.removeEventListener('message', onMessage);
+        if (data.ok) resolve(data.result as T);
+        else reject(data.failure ? Object.assign(new EngineError('UNAVAILABLE'), { failure: data.failure }) : new Error(data.message));
+      };
+      worker.addEventListener('message', onMessage);
+      worker.postMessage({ id, op, args });
+    });
+  };
+  return {
+    open: (name: string) => call<void>('open', { name }),
+    store: <T,>(method: string, ...args: unknown[]) => call<T>('store', method, ...args),
+    index: <T,>(method: string, ...args: unknown[]) => call<T>('index', method, ...args),
+  };
+}
+
+describe('two tabs', () => {
+  const target = { appId: 'app', gallery: 'g', modelId: 'm' };
+
+  it('a write in one tab updates (or invalidates) the other tab’s index through the BroadcastChannel', async () => {
+    const store = await openStore();
+    const index = indexOf(store);
+    const tab = await startTab();
+    await tab.open(store.name);
+
+    const [a] = await store.addTemplates('app', 'g', 'alice', [template()]);
+    // both indexes hold the gallery now
+    expect((await index.search(target, a!.embedding, 5)).map((m) => m.subject)).toEqual(['alice']);
+    expect((await tab.index<{ subject: string }[]>('search', target, a!.embedding, 5)).map((m) => m.subject)).toEqual(['alice']);
+
+    // the other tab enrolls: our index adds the row from the notice, without reading storage
+    const [b] = await tab.store<StoredTemplate[]>('addTemplates', 'app', 'g', 'bob', [template()]);
+    await eventually(() => index.search(target, b!.embedding, 1), (m) => m[0]?.faceId === b!.faceId);
+    expect(index.stats()).toMatchObject({ builds: 1, rowsAdded: 1 });
+
+    // we enroll: theirs follows
+    const [c] = await store.addTemplates('app', 'g', 'carol', [template()]);
+    await eventually(() => tab.index<{ faceId: string }[]>('search', target, c!.embedding, 1), (m) => m[0]?.faceId === c!.faceId);
+    expect(await tab.index('stats')).toMatchObject({ builds: 1, rowsAdded: 2 }); // bob (its own write) and carol
+
+    // they remove a template and a subject
+    await tab.store('removeSubject', 'app', 'g', 'alice', a!.faceId);
+    await tab.store('removeSubject', 'app', 'g', 'bob');
+    await eventually(() => index.searchSubjects(target, c!.embedding, 10), (m) => m.length === 1);
+    expect((await index.searchSubjects(target, c!.embedding, 10)).map((m) => m.subject)).toEqual(['carol']);
+    expect(index.stats()).toMatchObject({ builds: 1, rowsRemoved: 2 });
+
+    // a bulk import is too big to describe: the other index reads storage again
+    await tab.store('importTemplates', 'app', 'g', Array.from({ length: MAX_ROWS_PER_NOTICE + 5 }, (_, i) => ({ subject: `bulk-${i % 10}`, template: template() })));
+    await eventually(() => index.stats().invalidations, (n) => n === 1);
+    expect((await index.matrix(target)).size).toBe(1 + MAX_ROWS_PER_NOTICE + 5);
+    expect(index.stats().builds).toBe(2);
+
+    // they remove the gallery: here it is gone too
+    await tab.store('removeGallery', 'app', 'g');
+    await eventually(() => index.stats().invalidations, (n) => n === 2);
+    expect(await failure(index.search(target, c!.embedding, 1))).toEqual(GALLERY_NOT_FOUND);
+    // and their errors cross the worker boundary as engine failures
+    await expect(tab.store('listSubjects', 'app', 'g')).rejects.toMatchObject({ failure: GALLERY_NOT_FOUND });
+  });
+});
