@@ -17,7 +17,7 @@ describe('verification metrics', () => {
 
   it('threshold at FAR admits at most that share of impostors', () => {
     const impostors = Array.from({ length: 1000 }, (_, i) => i / 1000);
-    const p = pairs([0.995, 0.9985, 0.5], impostors);
+    const p = pairs([0.9995, 0.9985, 0.5], impostors);
     const t = thresholdAtFar(p, 0.001);
     expect(p.filter((x) => !x.genuine && x.score >= t)).toHaveLength(1);
     expect(tarAt(p, t)).toBeCloseTo(2 / 3);
