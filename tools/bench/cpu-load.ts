@@ -6,7 +6,7 @@ export interface CpuSnapshot {
   /** all CPUs, in clock ticks: busy (non-idle) and total */
   busy: number;
   total: number;
-  /** user+system ticks of `root` and its live descendants */
+  /** user+system ticks of `root` and its live descendants, plus those of descendants they reaped */
   own: number;
 }
 
@@ -23,10 +23,12 @@ function processTreeTicks(root: number): number {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // fields after "(comm)": state ppid ... utime(14th) stime(15th) counted from pid
+      // fields after "(comm)": state ppid ... utime(14th) stime(15th) cutime(16th) cstime(17th)
+      // counted from pid. cutime/cstime hold reaped children's ticks, so a descendant that
+      // exits between snapshots (a closed browser context's renderer) still counts as ours.
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       parent.set(Number(name), Number(rest[1]));
-      ticks.set(Number(name), Number(rest[11]) + Number(rest[12]));
+      ticks.set(Number(name), Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]));
     } catch {
       // exited meanwhile
     }

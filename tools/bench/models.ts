@@ -3,30 +3,17 @@
 //   --runs N (20)  --warmup N (3)  --models id,id  --threads N (engine default)
 //   --wait-idle S (wait up to S seconds for other work to stop; default 0)
 //   --console (page logs)  --json (raw result incl. samples)  --no-write (stdout only)
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
-import { cpuSnapshot, othersShare, othersShareOver } from './cpu-load.ts';
+import { cpuSnapshot, othersShare } from './cpu-load.ts';
+import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import type { ModelBenchOptions, ModelBenchResult } from './pages/models.ts';
 
 const START = '<!-- model-timings:start -->';
 const END = '<!-- model-timings:end -->';
 const DOC = resolve(projectRoot, 'docs/models.md');
-
-function cpuModel(): string {
-  try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
-    if (line) return line.split(':').slice(1).join(':').trim();
-  } catch {
-    // not Linux: fall through
-  }
-  return cpus()[0]?.model ?? 'unknown CPU';
-}
-
-const pct = (share: number | undefined) => (share === undefined ? 'n/a' : `${(share * 100).toFixed(0)}%`);
-const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : 'n/a');
 
 function renderTable(result: ModelBenchResult, chromiumVersion: string, others: number | undefined): string {
   const { backend } = result;
@@ -53,15 +40,6 @@ function renderTable(result: ModelBenchResult, chromiumVersion: string, others: 
   return lines.join('\n');
 }
 
-/** Replaces only what lies between the markers; creates the file (heading + markers) if missing. */
-function writeIntoDoc(table: string): void {
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : `# Models\n\n${START}\n${END}\n`;
-  const start = current.indexOf(START);
-  const end = current.indexOf(END, start);
-  if (start < 0 || end < 0) throw new Error(`${DOC} lacks the markers ${START} … ${END}; add them where the table belongs`);
-  writeFileSync(DOC, `${current.slice(0, start + START.length)}\n${table}\n${current.slice(end)}`);
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -84,13 +62,7 @@ async function main(): Promise<void> {
   if (!(options.runs! >= 1) || !(options.warmup! >= 0)) throw new Error('--runs must be >= 1 and --warmup >= 0');
 
   // the machine may be shared (CI, other test runs): optionally wait until it is quiet
-  const waitUntil = Date.now() + Number(values['wait-idle']) * 1000;
-  let busy = await othersShareOver(1000);
-  while (busy !== undefined && busy > 0.1 && Date.now() < waitUntil) {
-    console.log(`other processes use ${pct(busy)} of the CPU; waiting for them to settle`);
-    await new Promise((r) => setTimeout(r, 4000));
-    busy = await othersShareOver(1000);
-  }
+  await waitForIdle(Number(values['wait-idle']));
   const { result, chromiumVersion, others } = await withBrowserSession({ console: values.console, callTimeoutMs: 900_000 }, async (session) => {
     await session.open('/tools/bench/pages/models.html');
     const before = cpuSnapshot(); // with Chromium up, so its processes count as ours
@@ -102,7 +74,7 @@ async function main(): Promise<void> {
   const table = renderTable(result, chromiumVersion, others);
   console.log(table);
   if (!values['no-write']) {
-    writeIntoDoc(table);
+    writeBetweenMarkers(DOC, { start: START, end: END }, table, { template: `# Models\n\n${START}\n${END}\n` });
     console.log(`\nwritten to ${DOC}`);
   }
 }

@@ -7,6 +7,7 @@ import { ModelManifestSchema, type ModelEntry } from '../../../src/models/manife
 import { rgbaToTensor } from '../../../src/vision/tensor.ts';
 import type { BackendInfo } from '../../../src/worker/ort-backend.ts';
 import { expose } from '../../harness/page.ts';
+import { summarize, type Summary } from '../stats.ts';
 
 /** obama.jpg's face region, as in test/browser/runtime.test.ts */
 const FACE_BOX = { x: 215, y: 170, size: 500 };
@@ -34,7 +35,7 @@ export interface ModelTiming {
   /** the first runModel() call, seen from the page */
   firstRunMs: number;
   /** warm runModel() calls after every model's first run, seen from the page (comlink round trip included) */
-  warm: { p50: number; p95: number; min: number; mean: number };
+  warm: Summary;
   /** the warm times in run order, for looking at spread */
   samples: number[];
 }
@@ -55,11 +56,6 @@ async function faceCrop(width: number, height: number): Promise<Uint8ClampedArra
   const ctx = new OffscreenCanvas(width, height).getContext('2d')!;
   ctx.drawImage(bitmap, FACE_BOX.x, FACE_BOX.y, FACE_BOX.size, FACE_BOX.size, 0, 0, width, height);
   return ctx.getImageData(0, 0, width, height).data;
-}
-
-/** nearest-rank percentile of ascending `sorted` */
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 async function startWasmWorker(threads: number | undefined): Promise<VisionWorker> {
@@ -104,13 +100,7 @@ async function timeWarm(api: VisionWorker['api'], p: Prepared, runs: number, war
     await api.runModel(p.model.id, p.input, p.dims);
     times.push(performance.now() - started);
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  const warm = {
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    min: sorted[0]!,
-    mean: times.reduce((sum, t) => sum + t, 0) / times.length,
-  };
+  const warm = summarize(times);
   const { model, dims, loadMs, firstRunMs } = p;
   return { id: model.id, inputDims: dims, bytes: model.bytes, weightStorage: model.weightStorage, loadMs, firstRunMs, warm, samples: times };
 }
