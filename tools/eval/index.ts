@@ -10,6 +10,7 @@ import { ACCURACY_DOC, writeSections } from './accuracy-doc.ts';
 import { loadEvalSets } from './dataset.ts';
 import { detectionMarkdown, scoreDetection, targetLines, type Scored } from './detection-report.ts';
 import { emotionMarkdown, emotionSummaryLines, expectedEmotions, scoreEmotion } from './emotion-report.ts';
+import { videoErrors, videoMarkdown, videoTargetLines } from './video-report.ts';
 import { PageReloaded, runEval, type EvalOutcome } from './run.ts';
 
 function cpuModel(): string {
@@ -82,6 +83,8 @@ async function main(): Promise<void> {
   console.log(timing);
   console.log(`other processes used ${others} of the CPU during the run`);
   for (const line of targetLines(detection)) console.log(line);
+  for (const line of videoTargetLines(outcome.video)) console.log(line);
+  outcome.errors.push(...videoErrors(outcome.video));
 
   if (outcome.errors.length) {
     // incomplete numbers must not overwrite the last good ones
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
       name: 'emotion-eval',
       body: `## Emotion\n\nMeasured with the detection run above (same date, machine and settings).\n\n${emotionMarkdown(emotion, labelled, informal, skipped, info.defaultEmotionModel)}`,
     },
+    { name: 'video-eval', body: videoMarkdown(outcome.video) },
   ]);
   console.log(`\nwritten to ${ACCURACY_DOC}`);
 }

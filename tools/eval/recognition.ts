@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
 import { cosine, similarityToConfidence, type CalibrationAnchor } from '../../src/service/calibration.ts';
 import type { EmbedResult } from './pages/recognition.ts';
+import { bbtMarkdown, bbtSummary, runBbtGroups, type BbtOutcome } from './bbt-groups.ts';
 import { bestAccuracy, farAt, quantile, rocAuc, tarAt, thresholdAtFar, type ScoredPair } from './verification-metrics.ts';
 
 const DATA = resolve(projectRoot, '../shared/data');
@@ -93,9 +94,12 @@ function identification(samples: Sample[], v: Variant, anchors: CalibrationAncho
 const f3 = (v: number) => v.toFixed(3);
 
 async function main(): Promise<void> {
-  const manifest = JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')) as { files: { path: string; kind: string; identity?: string }[] };
+  const manifest = JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')) as {
+    files: { path: string; kind: string; identity?: string; identities_present?: string[] }[];
+  };
   const files = manifest.files.filter((f) => f.path.startsWith('faces/'));
   const samples: Sample[] = [];
+  let bbt: BbtOutcome | undefined;
   await withBrowserSession({ callTimeoutMs: 300_000 }, async (session) => {
     await session.open('/tools/eval/pages/recognition.html');
     for (const f of files) {
@@ -103,6 +107,8 @@ async function main(): Promise<void> {
       samples.push({ path: f.path, identity: f.identity ?? f.path.split('/')[1]!, result });
       process.stdout.write(result.faces === 1 ? '.' : `[${result.faces}:${f.path}]`);
     }
+    console.log();
+    bbt = await runBbtGroups(session, DATA, manifest.files);
   });
   console.log();
   const noFace = samples.filter((s) => s.result.faces === 0).map((s) => s.path);
@@ -162,9 +168,12 @@ async function main(): Promise<void> {
     `Gallery: the first image of each of the ${id.gallery} identities (identities with one image act as distractors); ` +
       `probes: the other ${id.probes} images. Rank-1: ${id.rank1}/${id.probes}; the right person at confidence ≥ 0.60: ${id.matchedAtThreshold}/${id.probes}; ` +
       `false matches at ≥ 0.60: ${id.falseMatches}.`,
+    '',
+    ...bbtMarkdown(bbt!),
   ];
   const table = lines.join('\n');
   console.log(table);
+  console.log(`\n${bbtSummary(bbt!)}`);
   console.log(`\nCALIBRATION ${JSON.stringify(anchors)}`);
   const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Accuracy\n';
   const section = `${START}\n${table}\n${END}`;

@@ -7,6 +7,7 @@ import { withBrowserSession, type BrowserSession } from '../harness/browser-sess
 import { absolutePath, type EvalSets, type ManifestFile } from './dataset.ts';
 import { describeFaces, type Scored } from './detection-report.ts';
 import { EMOTION_MODELS, expectedEmotions, type EmotionCase } from './emotion-report.ts';
+import { runVideoChecks, type VideoOutcome } from './video-report.ts';
 import type { EvalImage, EvalInfo, EvalOptions, EvalResult } from './pages/eval.ts';
 
 const PAGE = '/tools/eval/pages/eval.html';
@@ -37,11 +38,13 @@ export interface EvalOutcome {
   negatives: Scored[];
   labelled: EmotionCase[];
   informal: EmotionCase[];
+  /** the media (v2) video checks, through the real engine */
+  video: VideoOutcome;
 }
 
 class Runner {
   readonly errors: string[] = [];
-  private reloaded = false;
+  reloaded = false;
 
   constructor(private readonly session: BrowserSession) {
     session.page.on('framenavigated', (frame) => {
@@ -115,6 +118,8 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
     const labelled = await runner.emotionCases(sets.expressions);
     const informal = await runner.emotionCases(informalFiles);
     console.log('  emotion: done');
+    const video = await runVideoChecks(session);
+    if (runner.reloaded) throw new PageReloaded('the video checks');
     return {
       info,
       chromium: session.browser.version(),
@@ -126,6 +131,7 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
       negatives,
       labelled,
       informal,
+      video,
     };
   });
 }

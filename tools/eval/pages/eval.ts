@@ -87,3 +87,4 @@ async function info(): Promise<EvalInfo> {
 }
 
 expose({ analyzeFile, info });
+import './video.ts';

@@ -38,3 +38,4 @@ async function embed(dataPath: string, models: EmbeddingModelId[]): Promise<Embe
 }
 
 expose({ embed });
+import './bbt-groups.ts';
