@@ -7,7 +7,9 @@
 //   --wait-idle S (before each phase, wait up to S seconds for other work to stop; default 0)
 //   --retries N (measure a phase again, up to N times, when other processes took > 5% of
 //                the CPU meanwhile; the quietest attempt is kept; default 0)
-//   --console (page logs)  --json (raw results)  --no-write (stdout only)
+//   --console (page logs)  --json FILE (also save the raw results)  --no-write (stdout only)
+//   --from FILE (no measuring: render the results a --json run saved, e.g. after editing the report)
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,8 +26,7 @@ const END = '<!-- detect-bench:end -->';
 const DOC = resolve(projectRoot, 'docs/benchmarks.md');
 const DOC_TEMPLATE = `# Benchmarks
 
-Per-model inference times (load, first run, warm p50/p95 of every ONNX model) are in
-[models.md](models.md#inference-times-in-chromium-wasm); this page times whole requests.
+Per-model inference times are in [models.md](models.md#inference-times-in-chromium-wasm).
 
 ${START}
 ${END}
@@ -138,6 +139,10 @@ const p50p95 = (s: Summary) => (s.n === 0 || !Number.isFinite(s.p50) ? '–' : `
 const verdict = (value: number, limit: number) => (value <= limit ? '**MET**' : '**MISSED**');
 
 interface Measured {
+  /** YYYY-MM-DD */
+  measuredAt: string;
+  /** where it ran: `${cores} cores, ${cpu model}` */
+  machine: string;
   warm: WarmResult;
   colds: FreshPageRun<ColdStart>[];
   stages: FreshPageRun<ColdStages>[];
@@ -155,9 +160,13 @@ function renderDoc(m: Measured): string {
   const medianCold = colds.find((c) => c.result.firstResult === coldMedian);
   const backend = warm.backend;
   const lines: string[] = [
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench\` (tools/bench/detect.ts); regenerate rather than edit.`,
+    '## /detect: cold start and per-stage latency',
     '',
-    `- Machine: ${cpus().length} cores, ${cpuModel()} (page sees hardwareConcurrency ${warm.hardwareConcurrency}); ` +
+    `Measured ${m.measuredAt} by \`npm run bench\` (tools/bench/detect.ts); regenerate rather than edit. ` +
+      'Per-model inference times (load, first run, warm p50/p95 of every ONNX model) are in ' +
+      '[models.md](models.md#inference-times-in-chromium-wasm).',
+    '',
+    `- Machine: ${m.machine} (page sees hardwareConcurrency ${warm.hardwareConcurrency}); ` +
       `other processes used ${pct(m.othersWarm)} of the CPU during the warm runs and at most ${pct(m.othersCold)} during a cold start ` +
       '(more than a few % skews the numbers)',
     `- Browser: headless Chromium ${m.chromiumVersion}, cross-origin isolated ${backend.crossOriginIsolated}; pages served by vite's dev server ` +
@@ -283,7 +292,8 @@ async function main(): Promise<void> {
       'wait-idle': { type: 'string', default: '0' },
       retries: { type: 'string', default: '0' },
       console: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      from: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
     },
   });
@@ -304,7 +314,7 @@ async function main(): Promise<void> {
   const waitIdle = Number(values['wait-idle']);
   const retries = Number(values.retries);
   if (!(retries >= 0)) throw new Error('--retries must be >= 0');
-  const measured = await withBrowserSession({ console: values.console, callTimeoutMs: 1_800_000 }, async (session): Promise<Measured> => {
+  const measure = () => withBrowserSession({ console: values.console, callTimeoutMs: 1_800_000 }, async (session): Promise<Measured> => {
     // warm runs first: they also warm vite's transform cache, so cold starts time the browser, not vite
     const warmPage = `${PAGE}?${query}`;
     watchReloads(session.page, 'warm page');
@@ -325,12 +335,22 @@ async function main(): Promise<void> {
       stages.push(run.result.stages);
       if (run.others !== undefined) othersCold = Math.max(othersCold ?? 0, run.others);
     }
-    return { warm: warm.result, colds, stages, chromiumVersion: session.browser.version(), othersWarm: warm.others, othersCold };
+    return {
+      measuredAt: new Date().toISOString().slice(0, 10),
+      machine: `${cpus().length} cores, ${cpuModel()}`,
+      warm: warm.result,
+      colds,
+      stages,
+      chromiumVersion: session.browser.version(),
+      othersWarm: warm.others,
+      othersCold,
+    };
   });
+  const measured: Measured = values.from ? (JSON.parse(readFileSync(values.from, 'utf8')) as Measured) : await measure();
   for (const [what, share] of [['warm runs', measured.othersWarm], ['cold starts', measured.othersCold]] as const) {
     if (share !== undefined && share > BUSY) console.warn(`warning: other processes used ${pct(share)} of the CPU during the ${what}; timings are inflated`);
   }
-  if (values.json) console.log(JSON.stringify({ warm: measured.warm, colds: measured.colds, stages: measured.stages }, null, 1));
+  if (values.json) writeFileSync(values.json, JSON.stringify(measured, null, 1));
   const doc = renderDoc(measured);
   console.log(doc);
   if (!values['no-write']) {
