@@ -12,6 +12,7 @@ import { serializeModel } from '../../tools/onnx/onnx-model.ts';
 import type { GraphDef } from '../../tools/onnx/onnx-model.ts';
 import { buildFaceRecognitionGraph } from '../../tools/convert-models/faceapi/recognition.ts';
 import { buildFaceExpressionGraph, FACE_EXPRESSION_LABELS } from '../../tools/convert-models/faceapi/expression.ts';
+import { difference, seededTensorData, type Difference } from './helpers/parity.ts';
 
 const MODEL_DIR = join(process.cwd(), 'node_modules/@vladmandic/face-api/model');
 const FACE_JPEG = join(process.cwd(), '../shared/data/faces/obama/obama.jpg');
@@ -67,21 +68,8 @@ function loadFaceApi(): FaceApi {
 
 // ---- inputs --------------------------------------------------------------------
 
-/** mulberry32: tiny deterministic PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomImages(seed: number, batch: number, size: number): Float32Array {
-  const next = mulberry32(seed);
-  return Float32Array.from({ length: batch * size * size * 3 }, () => next() * 255);
+  return seededTensorData(batch * size * size * 3, seed, [0, 255]);
 }
 
 /** Bilinear (half-pixel centres) resize of a square RGB crop to size×size, rounded to 0..255. */
@@ -112,17 +100,11 @@ function cropResize(rgb: Uint8Array, width: number, box: typeof FACE_BOX, size: 
 
 // ---- comparison ----------------------------------------------------------------
 
-function compare(label: string, actual: Float32Array, reference: Float32Array): { maxAbs: number; maxRel: number } {
+function compare(label: string, actual: Float32Array, reference: Float32Array): Difference {
   expect(actual.length).toBe(reference.length);
-  let maxAbs = 0;
-  let maxRef = 0;
-  for (let i = 0; i < reference.length; i++) {
-    maxAbs = Math.max(maxAbs, Math.abs(actual[i]! - reference[i]!));
-    maxRef = Math.max(maxRef, Math.abs(reference[i]!));
-  }
-  const maxRel = maxAbs / maxRef;
-  console.log(`${label.padEnd(40)} max abs ${maxAbs.toExponential(2)}   max rel ${maxRel.toExponential(2)}`);
-  return { maxAbs, maxRel };
+  const d = difference(reference, actual);
+  console.log(`${label.padEnd(40)} max abs ${d.maxAbs.toExponential(2)}   max rel ${d.maxRel.toExponential(2)}`);
+  return d;
 }
 
 /**
