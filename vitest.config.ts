@@ -3,8 +3,9 @@ import { playwright } from '@vitest/browser-playwright';
 import { chromiumArgs, chromiumPath } from './tools/browser-env.ts';
 import viteConfig from './vite.config.ts';
 
-// Two projects: "unit" runs pure code and model parity in Node; "browser" runs
-// everything that touches ORT-web, workers, canvas, video or IndexedDB in Debian's Chromium.
+// Three projects: "unit" runs pure code and model parity in Node; "browser" runs
+// everything that touches ORT-web, workers, canvas, video or IndexedDB in Debian's Chromium;
+// "e2e" drives the production build of the demo page in Chromium with playwright-core.
 export default mergeConfig(viteConfig, defineConfig({
   test: {
     projects: [
@@ -32,6 +33,19 @@ export default mergeConfig(viteConfig, defineConfig({
             provider: playwright({ launchOptions: { executablePath: chromiumPath, args: chromiumArgs } }),
             instances: [{ browser: 'chromium' }],
           },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.e2e.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          // one page at a time: each runs the models on a 2-core machine
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 180_000,
         },
       },
     ],

@@ -1,0 +1,96 @@
+// Where a photo comes from: drop, pick, paste (while this picker is on screen) or a webcam
+// snapshot. Every route ends in onPhotos(files).
+import type { Camera } from './camera.ts';
+import { button, h, uid } from './dom.ts';
+import { describeCameraError } from './messages.ts';
+
+export interface PhotoPickerOptions {
+  /** what the photo is for, e.g. "Photo to analyse" */
+  label: string;
+  multiple?: boolean;
+  camera: Camera;
+  onPhotos(files: File[]): void;
+  /** camera problems and refused files */
+  onProblem(message: string): void;
+  /** accepted types; default JPEG and PNG (what the engine reads) */
+  accept?: string;
+}
+
+const isVisible = (el: HTMLElement) => el.isConnected && el.offsetParent !== null;
+
+export function photoPicker(options: PhotoPickerOptions): HTMLElement {
+  const accept = options.accept ?? 'image/jpeg,image/png';
+  const inputId = uid('photo');
+  const input = h('input', { type: 'file', id: inputId, accept, multiple: options.multiple, class: 'visually-hidden' });
+  const video = h('video', { class: 'camera-preview', 'aria-label': 'Webcam preview', muted: true, playsinline: true });
+  const cameraBox = h('div', { class: 'camera-box' });
+  cameraBox.hidden = true;
+
+  const take = (files: File[]) => {
+    const wanted = files.filter((f) => f.size > 0);
+    if (wanted.length > 0) options.onPhotos(options.multiple ? wanted : wanted.slice(0, 1));
+  };
+
+  const resetCamera = () => {
+    cameraBox.hidden = true;
+    openCamera.hidden = false;
+  };
+  options.camera.onStop(resetCamera);
+  const closeCamera = () => {
+    options.camera.stop();
+    resetCamera();
+    openCamera.focus();
+  };
+  const shoot = button('Take photo', () => {
+    options.camera.snapshot().then((file) => take([file]), (e: unknown) => options.onProblem(String(e)));
+  }, { class: 'primary' });
+  cameraBox.append(video, h('div', { class: 'row' }, shoot, button('Close camera', closeCamera)));
+
+  const openCamera = button('Use webcam', () => {
+    cameraBox.hidden = false;
+    openCamera.hidden = true;
+    options.camera.start(video).then(
+      () => shoot.focus(),
+      (e: unknown) => {
+        cameraBox.hidden = true;
+        openCamera.hidden = false;
+        options.onProblem(describeCameraError(e));
+      },
+    );
+  });
+
+  const zone = h(
+    'div',
+    { class: 'dropzone', role: 'group', 'aria-label': options.label },
+    h('p', {}, options.multiple ? 'Drop photos here, paste one, ' : 'Drop a photo here, paste one, ', h('label', { for: inputId, class: 'button', tabindex: '0', text: options.multiple ? 'choose files' : 'choose a file' }), ' or'),
+    openCamera,
+    input,
+  );
+  const chooser = zone.querySelector('label')!;
+  chooser.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      input.click();
+    }
+  });
+  input.addEventListener('change', () => {
+    take([...(input.files ?? [])]);
+    input.value = ''; // the same file again must fire change again
+  });
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    take([...(e.dataTransfer?.files ?? [])]);
+  });
+  document.addEventListener('paste', (e) => {
+    if (!isVisible(zone)) return;
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (files.length > 0) take(files);
+  });
+  return h('div', { class: 'photo-picker' }, zone, cameraBox);
+}

@@ -1,0 +1,62 @@
+// Drives the built demo page in Debian's Chromium: one browser per test file, a fresh
+// context (empty IndexedDB) per app, fake webcam from a shared photo, screenshots of
+// each screen under test-results/screenshots/.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
+import { SCREENSHOT_DIR } from './paths.ts';
+
+export type Camera = 'face' | 'pattern';
+
+export async function launchBrowser(camera: Camera = 'face'): Promise<Browser> {
+  const args = [...chromiumArgs, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+  if (camera === 'face') args.push(`--use-file-for-fake-video-capture=${inject('cameraClip')}`);
+  return chromium.launch({ executablePath: chromiumPath, args, timeout: 60_000 });
+}
+
+export interface App {
+  context: BrowserContext;
+  page: Page;
+  /** errors the page threw or logged (a flow that works logs none) */
+  errors: string[];
+  /** saves a full-page screenshot as test-results/screenshots/<name>.png */
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** viewport; default 1280×800 */
+  viewport?: { width: number; height: number };
+  /** path and hash to open, default '/' */
+  path?: string;
+  /** camera permission granted (default) or refused */
+  camera?: 'granted' | 'denied';
+}
+
+export async function openApp(browser: Browser, options: OpenOptions = {}): Promise<App> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    permissions: options.camera === 'denied' ? [] : ['camera', 'microphone'],
+  });
+  context.setDefaultTimeout(90_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(inject('baseUrl') + (options.path ?? '/'));
+  await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    context,
+    page,
+    errors,
+    screenshot: async (name) => {
+      await page.screenshot({ path: resolve(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    close: () => context.close(),
+  };
+}

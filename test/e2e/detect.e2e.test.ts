@@ -1,0 +1,72 @@
+// Detect & analyse, driven like a user: pick a photo, see faces marked and a card per face
+// with attributes and emotions; webcam snapshot; errors for a photo without faces and a
+// corrupt file; the developer panel shows the exact request and response.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, type App } from './app.ts';
+import { data } from './paths.ts';
+
+const panel = (page: Page) => page.locator('#panel-detect');
+
+let browser: Browser;
+let app: App;
+
+beforeAll(async () => {
+  browser = await launchBrowser('face');
+  app = await openApp(browser);
+});
+afterAll(async () => {
+  await app?.close();
+  await browser?.close();
+});
+
+describe('Detect & analyse', () => {
+  test('a group photo: every face boxed, one card per face with attributes and emotions', async () => {
+    const { page } = app;
+    await page.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data('groups/two_people.jpg'));
+    await expect.poll(() => panel(page).locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^2 faces found in two_people\.jpg/);
+    const cards = panel(page).locator('.face-card');
+    expect(await cards.count()).toBe(2);
+    const first = cards.first();
+    await expect.poll(() => first.textContent()).toMatch(/Age.*about \d+/);
+    expect(await first.textContent()).toMatch(/Gender(male|female) \(\d+%\)/);
+    // the six emotions as meters
+    expect(await first.locator('[role=meter]').count()).toBeGreaterThanOrEqual(5 + 2 + 6);
+    expect(await first.getByRole('meter', { name: 'joy' }).getAttribute('aria-valuenow')).toMatch(/^\d+$/);
+    await app.screenshot('detect-group');
+  });
+
+  test('a photo without a face says so', async () => {
+    const { page } = app;
+    const negative = (await import('node:fs')).readdirSync(data('negatives')).find((f) => /\.(jpe?g|png)$/i.test(f))!;
+    await page.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data(`negatives/${negative}`));
+    await expect.poll(() => panel(page).locator('.notice').textContent(), { timeout: 90_000 }).toContain('No face found in this photo');
+    expect(await panel(page).locator('.result').isHidden()).toBe(true);
+    await app.screenshot('detect-no-face');
+  });
+
+  test('a webcam snapshot is analysed like a photo', async () => {
+    const { page } = app;
+    await panel(page).getByRole('button', { name: 'Use webcam' }).click();
+    await panel(page).getByRole('button', { name: 'Take photo' }).click();
+    await expect.poll(() => panel(page).locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in webcam-\d+\.jpg/);
+    await app.screenshot('detect-webcam');
+    await panel(page).getByRole('button', { name: 'Close camera' }).click();
+  });
+
+  test('the developer panel shows the exact request and response', async () => {
+    const { page } = app;
+    await page.getByRole('tab', { name: 'Developer' }).click();
+    const exchanges = page.locator('.exchange');
+    expect(await exchanges.count()).toBeGreaterThanOrEqual(3);
+    // the first /detect of this page (the group photo) is the oldest: the log is newest first
+    const detect = exchanges.filter({ hasText: 'POST /detect' }).last();
+    await detect.locator('summary').click();
+    const [request, response] = await detect.locator('pre').allTextContents();
+    expect(JSON.parse(request!)).toMatchObject({ url: 'https://api.kairos.com/detect', headers: { app_id: 'demo', app_key: 'demo' } });
+    expect(JSON.parse(response!).images[0].faces[0]).toHaveProperty('attributes.age');
+    expect(await page.locator('#panel-developer').textContent()).toMatch(/Backend.*WASM, \d+ threads?/);
+    await app.screenshot('developer');
+    expect(app.errors).toEqual([]);
+  });
+});
