@@ -5,6 +5,11 @@ export * from './api/schemas.ts';
 export type { EmotionErrorBody, FaceErrorBody } from './api/error-body.ts';
 export { ERRORS, type EngineFailure } from './errors.ts';
 export type { BackendInfo } from './worker/ort-backend.ts';
+// gallery files (engine.exportGallery / importGallery) and diagnostics (engine.diagnostics)
+export { GALLERY_FILE_FORMAT, GALLERY_FILE_VERSION, GalleryFileSchema, type GalleryFile } from './store/gallery-file.ts';
+export type { AnalysisKind, EngineDiagnostics, TimingsEvent, TimingsListener } from './engine/diagnostics.ts';
+export type { ImageTimings } from './worker/image-analysis.ts';
+export type { ModelLoad } from './worker/model-registry.ts';
 // the request surface: router, shims, services contract, configuration
 export { DEMO_CREDENTIALS, DEFAULT_STORAGE_NAME, type ApiOptionsInput, type Credential } from './api/options.ts';
 export { createRequestHandler, handleRequest, ROUTES, type HandleOptions, type RequestHandler, type RouterOptions } from './api/router.ts';

@@ -8,6 +8,7 @@
 // To wire an endpoint, give `services` its entry (it receives validated params, the account
 // and the signal — src/api/services.ts); every endpoint without one answers 502/3001
 // "not implemented yet".
+import type { z } from 'zod';
 import type { DetectRequest, DetectResponse } from '../api/detect-schema.ts';
 import { emotionErrorBody, faceErrorBody, type EmotionErrorBody, type FaceErrorBody } from '../api/error-body.ts';
 import { resolveApiOptions, type ApiOptionsInput } from '../api/options.ts';
@@ -16,6 +17,7 @@ import {
   REQUEST_SCHEMAS,
   unimplementedServices,
   type EngineProgress,
+  type ServiceCall,
   type ServiceInput,
   type ServiceName,
   type ServiceResults,
@@ -23,13 +25,24 @@ import {
 } from '../api/services.ts';
 import { parseRequest } from '../api/validate.ts';
 import { resolveRuntimeEnv, type RuntimeEnvInput } from '../env.ts';
-import { toResult } from '../errors.ts';
+import { toResult, type Result } from '../errors.ts';
 import { raceAbort } from '../intake/abort.ts';
 import { detect } from '../service/detect.ts';
+import {
+  ExportGalleryRequestSchema,
+  galleryTools,
+  ImportGalleryRequestSchema,
+  SubjectTemplatesRequestSchema,
+  TemplateImageRequestSchema,
+} from '../service/gallery-tools.ts';
 import { recognitionServices } from '../service/recognition.ts';
+import type { VisionPort } from '../service/vision-port.ts';
+import type { GalleryFile } from '../store/gallery-file.ts';
 import { GalleryStore, GallerySearchIndex } from '../store/index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
+import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
+import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
 import { startVisionWorker } from './vision-client.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
 
@@ -83,6 +96,35 @@ export interface Engine {
   mediaGet(request: ServiceInput<'mediaGet'>, options?: CallOptions): EmotionAnswer<'mediaGet'>;
   mediaDelete(request: ServiceInput<'mediaDelete'>, options?: CallOptions): EmotionAnswer<'mediaDelete'>;
   analyticsGet(request: ServiceInput<'analyticsGet'>, options?: CallOptions): EmotionAnswer<'analyticsGet'>;
+  /** Export a whole gallery of the account as a portable JSON-serialisable object (embeddings base64 float32 LE). */
+  exportGallery(request: { gallery_name: string; include_images?: boolean }, options?: CallOptions): Promise<GalleryFile | FaceErrorBody>;
+  /** Import a gallery file (the object, its JSON text, or a Blob/File of that JSON) into the account, under `gallery_name` if given else the file's name. Adds to an existing gallery. All or nothing. */
+  importGallery(
+    request: { file: unknown; gallery_name?: string },
+    options?: CallOptions,
+  ): Promise<{ gallery_name: string; subject_ids: string[]; templates: number } | FaceErrorBody>;
+  /** The stored photo a template was enrolled from, with the face box in that photo; null when store_image was false. */
+  templateImage(
+    request: { gallery_name: string; subject_id: string; face_id: string },
+    options?: CallOptions,
+  ): Promise<{ image: Blob; box: { topLeftX: number; topLeftY: number; width: number; height: number } } | null | FaceErrorBody>;
+  /** Template details for browsing: like /gallery/view_subject but with quality, box, attributes and whether a photo is stored. */
+  subjectTemplates(
+    request: { gallery_name: string; subject_id: string },
+    options?: CallOptions,
+  ): Promise<
+    | Array<{
+        face_id: string;
+        enrollment_timestamp: string;
+        quality: number;
+        has_image: boolean;
+        attributes: Record<string, unknown>;
+        box: { topLeftX: number; topLeftY: number; width: number; height: number };
+      }>
+    | FaceErrorBody
+  >;
+  /** Runtime diagnostics for developer tools: model load times, per-stage timings, start-up time (src/engine/diagnostics.ts). */
+  readonly diagnostics: EngineDiagnostics;
   /**
    * Answers an HTTP-shaped request exactly as the service would (auth with app_id/app_key,
    * validation, statuses, JSON bodies). Never rejects. Used by the fetch and XHR shims.
@@ -93,11 +135,22 @@ export interface Engine {
 }
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const started = performance.now();
   const api = resolveApiOptions(options);
   const vision = startVisionWorker(options.workerUrl);
   const backend = await vision.api.init(resolveRuntimeEnv(options));
+  // every analysis reports its timings (diagnostics), whichever service asked for it
+  const timings = new TimingsFeed();
+  const visionFor = (kind: 'detect' | 'recognition'): VisionPort => ({
+    analyze: timings.reported(kind, (input, o) => vision.api.analyze(input, o) as Promise<Result<ImageAnalysis>>),
+  });
+  const detectVision = visionFor('detect');
+  const mediaVision = mediaVisionPort(vision.api);
   // media (v2): restarts jobs a previous page left unfinished
-  const media = createMediaService(mediaVisionPort(vision.api), { storageName: api.storageName });
+  const media = createMediaService(
+    { analyze: timings.reported('media', mediaVision.analyze), analyzeFrame: timings.reported('media', mediaVision.analyzeFrame) },
+    { storageName: api.storageName },
+  );
 
   // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs
   const galleries = await GalleryStore.open({ name: api.storageName });
@@ -105,23 +158,38 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
   const services: Services = {
     ...unimplementedServices(),
-    detect: ({ params }) => detect(vision.api, params),
-    ...recognitionServices(vision.api, recognitionStore(galleries, searchIndex)),
+    detect: ({ params }) => detect(detectVision, params),
+    ...recognitionServices(visionFor('recognition'), recognitionStore(galleries, searchIndex)),
     ...media.services(),
   };
+  // gallery files and browsing: typed calls only (no Kairos route), over the same store
+  const tools = galleryTools(galleries);
 
-  /** A typed method: validate, call the service as the default account, errors as the interface's bodies. */
-  const typed = <K extends ServiceName>(name: K, family: 'face' | 'emotion') =>
-    async (request: unknown = {}, call: CallOptions = {}): Promise<ServiceResults[K] | FaceErrorBody | EmotionErrorBody> => {
-      const run = async () => {
-        const params = parseRequest(REQUEST_SCHEMAS[name], request, { style: family });
-        const service = services[name] as (c: unknown) => Promise<ServiceResults[K]>;
-        return service({ appId: call.appId ?? api.appId, storeImage: call.storeImage ?? true, signal: call.signal, onProgress: call.onProgress, params });
-      };
-      const result = await toResult(() => (call.signal ? raceAbort(run(), call.signal) : run()));
-      if (result.ok) return result.value;
-      return family === 'emotion' ? emotionErrorBody(result.error) : faceErrorBody(result.error);
+  /** Validates `request`, runs `service` as the call's account; errors become the family's error body. */
+  const answer = async <S extends z.ZodType, T>(
+    schema: S,
+    service: (c: ServiceCall<z.output<S>>) => Promise<T>,
+    family: 'face' | 'emotion',
+    request: unknown,
+    call: CallOptions,
+  ): Promise<T | FaceErrorBody | EmotionErrorBody> => {
+    const run = async () => {
+      const params = parseRequest(schema, request, { style: family });
+      return service({ appId: call.appId ?? api.appId, storeImage: call.storeImage ?? true, signal: call.signal, onProgress: call.onProgress, params });
     };
+    const result = await toResult(() => (call.signal ? raceAbort(run(), call.signal) : run()));
+    if (result.ok) return result.value;
+    return family === 'emotion' ? emotionErrorBody(result.error) : faceErrorBody(result.error);
+  };
+
+  /** A typed method of an endpoint: its service, as the default account, errors as the interface's bodies. */
+  const typed = <K extends ServiceName>(name: K, family: 'face' | 'emotion') =>
+    (request: unknown = {}, call: CallOptions = {}): Promise<ServiceResults[K] | FaceErrorBody | EmotionErrorBody> =>
+      answer(REQUEST_SCHEMAS[name], services[name] as (c: ServiceCall<unknown>) => Promise<ServiceResults[K]>, family, request, call);
+
+  /** A typed gallery tool: errors as face error bodies, like the gallery endpoints'. */
+  const tool = <S extends z.ZodType, T>(schema: S, service: (c: ServiceCall<z.output<S>>) => Promise<T>) =>
+    (request: unknown, call: CallOptions = {}) => answer(schema, service, 'face', request, call) as Promise<T | FaceErrorBody>;
 
   return {
     backend,
@@ -141,6 +209,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     mediaGet: typed('mediaGet', 'emotion') as Engine['mediaGet'],
     mediaDelete: typed('mediaDelete', 'emotion') as Engine['mediaDelete'],
     analyticsGet: typed('analyticsGet', 'emotion') as Engine['analyticsGet'],
+    exportGallery: tool(ExportGalleryRequestSchema, tools.exportGallery),
+    importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
+    templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
+    subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
+    diagnostics: {
+      modelLoads: () => vision.api.modelLoads(),
+      onTimings: (listener) => timings.subscribe(listener),
+      startupMs: performance.now() - started,
+    },
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
     close: () => {
       void media.close();

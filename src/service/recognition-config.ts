@@ -7,6 +7,8 @@ export const EMBEDDING = {
   flip: true,
   /** stored with every template so a model change can re-embed: model and preprocessing */
   id: 'faceapi-recognition@1.7.15+flip',
+  /** floats per embedding: what a gallery file's templates must have to be imported */
+  dim: 128,
 } as const;
 
 export const RECOGNIZE_DEFAULTS = { threshold: 0.6, maxNumResults: 10 } as const;

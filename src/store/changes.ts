@@ -2,9 +2,11 @@
 // context (synchronously, before the write's promise resolves) and to every other tab and
 // worker of the origin through a BroadcastChannel named after the database.
 //
-// Notices describe the write by face id, and face ids are never reused, so applying one
-// twice, or to data that already contains it, changes nothing: a listener may receive a
-// notice for a write it has already read from storage. Writes too big to describe cheaply
+// Notices describe the write by face id, and the store never reuses a face id by itself, so
+// applying one twice, or to data that already contains it, changes nothing: a listener may
+// receive a notice for a write it has already read from storage. The one exception is an
+// import that keeps a gallery file's face ids: one of them may have been removed from the
+// gallery before, so its notice says `revives` (see search-index.ts). Writes too big to describe cheaply
 // (a bulk import, a removed gallery) send `rebuild`: read the gallery from storage again.
 import { z } from 'zod';
 import { IndexRowSchema } from './schema.ts';
@@ -18,11 +20,17 @@ const Gallery = { appId: z.string(), gallery: z.string() };
 
 export const StoreChangeSchema = z.discriminatedUnion('kind', [
   /** templates added (all of them: the rows carry the embeddings) */
-  z.object({ kind: z.literal('added'), ...Gallery, rows: z.array(IndexRowSchema) }),
+  z.object({
+    kind: z.literal('added'),
+    ...Gallery,
+    rows: z.array(IndexRowSchema),
+    /** the rows may bring back face ids removed earlier (an import keeping a file's ids): they are new, not late */
+    revives: z.boolean().optional(),
+  }),
   /** templates removed */
   z.object({ kind: z.literal('removed'), ...Gallery, faceIds: z.array(z.string()) }),
-  /** the gallery changed in ways not listed: re-read it */
-  z.object({ kind: z.literal('rebuild'), ...Gallery }),
+  /** the gallery changed in ways not listed: re-read it (`revives`: removed face ids may be back) */
+  z.object({ kind: z.literal('rebuild'), ...Gallery, revives: z.boolean().optional() }),
   /** anything may have changed (the database was deleted or upgraded elsewhere) */
   z.object({ kind: z.literal('reset') }),
 ]);

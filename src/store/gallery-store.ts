@@ -15,9 +15,11 @@ import {
   GalleryNameSchema,
   NewTemplateSchema,
   STORE_NAMES,
+  StoredTemplateSchema,
   SubjectIdSchema,
   upgrade,
   type GalleryDB,
+  type ImageRecord,
   type IndexRow,
   type NewTemplate,
   type SegmentKey,
@@ -55,6 +57,23 @@ export interface SubjectRemoval {
 export interface ImportItem {
   subject: string;
   template: NewTemplate;
+  /**
+   * Keep this face_id (an imported gallery file's) unless the gallery already has a template
+   * with it; then the template gets a new id and the current time, as a new enrollment would.
+   */
+  faceId?: string;
+  /** with `faceId`: its enrollment time, epoch-ms digits; default now */
+  enrollmentTimestamp?: string;
+  /** the photo it was enrolled from; templates of a subject given the same Blob share one stored copy */
+  image?: Blob;
+}
+
+/** A whole gallery as exportGallery reads it. */
+export interface GalleryContents {
+  /** in key order: by subject, then enrollment */
+  templates: StoredTemplate[];
+  /** the gallery's stored photos, when asked for */
+  images: ImageRecord[];
 }
 
 /** segments per getAll while building an index: bounds the transient copy, not the result */
@@ -84,6 +103,16 @@ function checkedTemplate(value: unknown, index: number): NewTemplate {
   if (parsed.success) return { ...parsed.data, embedding: new Float32Array(parsed.data.embedding) };
   const issue = parsed.error.issues[0];
   throw new EngineError('CORRUPT_FACE_DATA', `template ${index}: ${issue?.path.join('.') || 'value'}: ${issue?.message}`);
+}
+
+const FaceIdSchema = StoredTemplateSchema.shape.faceId.min(1, 'face_id must not be empty');
+const TimestampSchema = StoredTemplateSchema.shape.enrollmentTimestamp;
+
+function checkedItem(item: ImportItem, index: number): ImportItem {
+  if (item.image !== undefined && !(item.image instanceof Blob)) throw new EngineError('INVALID_PARAMETER', 'the image to store must be a Blob');
+  if (item.faceId !== undefined) checked(FaceIdSchema, item.faceId);
+  if (item.enrollmentTimestamp !== undefined) checked(TimestampSchema, item.enrollmentTimestamp);
+  return { ...item, template: checkedTemplate(item.template, index) };
 }
 
 function publicTemplate({ segment: _segment, ...template }: TemplateRecord): StoredTemplate {
@@ -165,11 +194,14 @@ export class GalleryStore {
    * request had `store_image: false`. All or nothing.
    */
   async addTemplates(appId: string, gallery: string, subject: string, templates: readonly NewTemplate[], image?: Blob): Promise<StoredTemplate[]> {
-    if (image !== undefined && !(image instanceof Blob)) throw new EngineError('INVALID_PARAMETER', 'the image to store must be a Blob');
-    return this.write(appId, gallery, templates.map((template) => ({ subject, template })), image);
+    return this.write(appId, gallery, templates.map((template) => ({ subject, template, ...(image === undefined ? {} : { image }) })));
   }
 
-  /** Bulk import (seeding, migration, benchmarks): any number of subjects, no photos, one transaction. */
+  /**
+   * Bulk import (gallery files, seeding, benchmarks): any number of subjects, into a new or an
+   * existing gallery, in one transaction: all of it or nothing. Returns the templates' face ids
+   * (kept or new), in order.
+   */
   async importTemplates(appId: string, gallery: string, items: readonly ImportItem[]): Promise<string[]> {
     return (await this.write(appId, gallery, items)).map((t) => t.faceId);
   }
@@ -218,6 +250,32 @@ export class GalleryStore {
       await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
       const records = await tx.objectStore('templates').getAll(prefixRange(appId, gallery, subject));
       return records.filter((t) => modelId === undefined || t.modelId === modelId).map(publicTemplate);
+    });
+  }
+
+  /** A whole gallery for export, in one readonly transaction (a consistent snapshot); 5004. */
+  async readGallery(appId: string, gallery: string, options: { images?: boolean } = {}): Promise<GalleryContents> {
+    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    return atomically(tx, async () => {
+      await requireGallery(tx.objectStore('subjects'), appId, gallery);
+      const templates = await tx.objectStore('templates').getAll(prefixRange(appId, gallery));
+      const images = options.images ? await tx.objectStore('images').getAll(prefixRange(appId, gallery)) : [];
+      return { templates: templates.map(publicTemplate), images };
+    });
+  }
+
+  /**
+   * One template and the photo it was enrolled from (absent when not stored). 5004; 5003
+   * "subject ID was not found"; 5003 "subject id with face id was not found".
+   */
+  async templateImage(appId: string, gallery: string, subject: string, faceId: string): Promise<{ template: StoredTemplate; image?: Blob }> {
+    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    return atomically(tx, async () => {
+      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
+      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
+      const image = template.imageKey === undefined ? undefined : (await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]))?.blob;
+      return { template: publicTemplate(template), ...(image ? { image } : {}) };
     });
   }
 
@@ -310,32 +368,52 @@ export class GalleryStore {
     this.connection = undefined;
   }
 
-  private async write(appId: string, gallery: string, items: readonly ImportItem[], image?: Blob): Promise<StoredTemplate[]> {
+  private async write(appId: string, gallery: string, items: readonly ImportItem[]): Promise<StoredTemplate[]> {
     checked(AppIdSchema, appId);
     checked(GalleryNameSchema, gallery);
     for (const subject of new Set(items.map((item) => item.subject))) checked(SubjectIdSchema, subject);
-    const parsed = items.map((item, i) => ({ subject: item.subject, template: checkedTemplate(item.template, i) }));
+    const parsed = items.map((item, i) => checkedItem(item, i));
     if (parsed.length === 0) return [];
 
     const now = Date.now();
-    const enrollmentTimestamp = String(now);
-    const imageKey = image ? crypto.randomUUID() : undefined;
-    const records: TemplateRecord[] = parsed.map(({ subject, template }) => ({
+    // one stored copy per (subject, photo): a multi-face enroll's templates share theirs
+    const images = new Map<string, Map<Blob, string>>();
+    const imageKeyOf = (subject: string, image: Blob): string => {
+      const own = images.get(subject) ?? new Map<Blob, string>();
+      images.set(subject, own);
+      if (!own.has(image)) own.set(image, crypto.randomUUID());
+      return own.get(image)!;
+    };
+    const records: TemplateRecord[] = parsed.map(({ subject, template, faceId, enrollmentTimestamp, image }) => ({
       ...template,
       appId,
       gallery,
       subject,
-      faceId: newFaceId(now),
-      enrollmentTimestamp,
-      ...(imageKey === undefined ? {} : { imageKey }),
+      faceId: faceId ?? newFaceId(now),
+      enrollmentTimestamp: faceId === undefined ? String(now) : (enrollmentTimestamp ?? String(now)),
+      ...(image === undefined ? {} : { imageKey: imageKeyOf(subject, image) }),
       segment: 0, // set below, once the packing is known
     }));
+    const keepsIds = parsed.some((item) => item.faceId !== undefined);
 
     const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
     await atomically(tx, async (enqueue) => {
+      const templates = tx.objectStore('templates');
+      if (keepsIds) {
+        // face ids are unique per gallery (the search index keys rows by them): a kept id the
+        // gallery already has, under any subject, makes way for a new one
+        const taken = new Set((await templates.getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]));
+        records.forEach((record, i) => {
+          if (parsed[i]!.faceId !== undefined && taken.has(record.faceId)) {
+            record.faceId = newFaceId(now);
+            record.enrollmentTimestamp = String(now);
+          }
+          taken.add(record.faceId);
+        });
+      }
       for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
-      if (image && imageKey !== undefined) {
-        enqueue(tx.objectStore('images').put({ appId, gallery, subject: records[0]!.subject, imageKey, blob: image }));
+      for (const [subject, own] of images) {
+        for (const [blob, imageKey] of own) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, blob }));
       }
       const segments = tx.objectStore('segments');
       for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
@@ -345,14 +423,16 @@ export class GalleryStore {
         for (const segment of packed.segments) enqueue(segments.put(segment));
       }
       // add, not put: an existing key would be a face id collision, and must fail the write
-      const templates = tx.objectStore('templates');
       for (const record of records) enqueue(templates.add(record));
     });
 
+    // kept ids may have been in the gallery before and been removed: indexes must not treat
+    // them as late notices of that removed template (search-index.ts, tombstones)
+    const revives = keepsIds ? { revives: true } : {};
     this.feed.publish(
       records.length <= MAX_ROWS_PER_NOTICE
-        ? { kind: 'added', appId, gallery, rows: records.map(indexRow) }
-        : { kind: 'rebuild', appId, gallery },
+        ? { kind: 'added', appId, gallery, rows: records.map(indexRow), ...revives }
+        : { kind: 'rebuild', appId, gallery, ...revives },
     );
     return records.map(publicTemplate);
   }

@@ -6,8 +6,8 @@
 // is one readonly transaction, so it sees a write entirely or not at all, and a notice is
 // only sent after its write committed. So every notice that arrives during the read is
 // queued and replayed onto what was read; replaying is harmless when the read already had
-// the write (face ids are never reused: adding a present id or removing an absent one does
-// nothing). Notices that can't be replayed (`rebuild`, `reset`) bump the entry's generation
+// the write (face ids are not reused: adding a present id or removing an absent one does
+// nothing; an import that keeps a file's face ids says `revives`, which lifts their tombstones). Notices that can't be replayed (`rebuild`, `reset`) bump the entry's generation
 // instead, and a read that finishes under a newer generation is discarded and done again.
 import { EngineError } from '../errors.ts';
 import { readNotice, type StoreChange } from './changes.ts';
@@ -182,10 +182,13 @@ export class GallerySearchIndex {
     if (!models) return; // not loaded here: a later build reads it fresh
     for (const [modelId, entry] of models) {
       if (change.kind === 'rebuild') {
+        if (change.revives) entry.removed.clear();
         this.invalidate(entry);
         continue;
       }
       if (change.kind === 'removed') this.remember(entry, change.faceIds);
+      // an imported face id that was removed here before is a new template now, not a late notice
+      if (change.kind === 'added' && change.revives) for (const row of change.rows) entry.removed.delete(row.faceId);
       if (entry.pending) entry.pending.push(change);
       else if (entry.matrix && !this.applyTo(entry, entry.matrix, modelId, change)) this.invalidate(entry);
     }

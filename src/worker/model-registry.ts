@@ -15,8 +15,16 @@ export interface LoadedModel {
   loadMs: number;
 }
 
+/** A model's load as diagnostics report it. */
+export interface ModelLoad {
+  id: string;
+  loadMs: number;
+}
+
 export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
+  /** completed loads in completion order (a failed load is retried and is not listed) */
+  private readonly loadLog: ModelLoad[] = [];
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -51,7 +59,14 @@ export class ModelRegistry {
     const response = await fetch(new URL(entry.file, this.baseUrl));
     if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
     const session = await this.backend.createSession(new Uint8Array(await response.arrayBuffer()));
-    return { entry, session, loadMs: performance.now() - started };
+    const loadMs = performance.now() - started;
+    this.loadLog.push({ id: entry.id, loadMs });
+    return { entry, session, loadMs };
+  }
+
+  /** Every model loaded so far, in the order the loads finished. */
+  loads(): ModelLoad[] {
+    return this.loadLog.map((l) => ({ ...l }));
   }
 
   /** Runs a single-input model; returns every output as a plain Float32Array. */

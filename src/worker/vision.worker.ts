@@ -5,7 +5,7 @@ import type { RuntimeEnv } from '../env.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
 import { analyzeBitmap, analyzeImage, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
-import { ModelRegistry, type NamedOutput } from './model-registry.ts';
+import { ModelRegistry, type ModelLoad, type NamedOutput } from './model-registry.ts';
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry }> | undefined;
@@ -32,6 +32,11 @@ const api = {
   /** Loads a model (once) and returns how long that took. */
   async loadModel(id: string): Promise<number> {
     return (await (await requireReady()).models.load(id)).loadMs;
+  },
+
+  /** Every model loaded so far with its load time (fetch + session creation), in load order. */
+  async modelLoads(): Promise<ModelLoad[]> {
+    return (await requireReady()).models.loads();
   },
 
   /** Runs one model on an NHWC tensor; outputs are transferred, not copied. */

@@ -11,12 +11,17 @@ import { Notice } from '../ui/notice.ts';
 import { photoPicker } from '../ui/photo-picker.ts';
 import type { GalleryDirectory } from './directory.ts';
 
-/** Below this /enroll quality a shot still enrolls but recognises less reliably (docs/detection.md formula). */
-export const POOR_QUALITY = 0.5;
+/** Below this /enroll quality (docs/detection.md formula) a shot is blurred, dark or turned away. */
+export const POOR_QUALITY = 0.6;
+/** Faces narrower than this (photo pixels) carry little detail for the recogniser's 150 px crop. */
+export const SMALL_FACE_PX = 80;
 
-export function qualityHint(quality: number): string | undefined {
-  if (quality >= POOR_QUALITY) return undefined;
-  return `This shot is poor (quality ${quality.toFixed(2)}): a sharper, well-lit photo with the face looking at the camera and larger in the frame will recognise better.`;
+/** Why an enrolled shot will recognise less reliably, or undefined when it is a good shot. */
+export function qualityHint(t: { quality: number; width: number }): string | undefined {
+  const reasons: string[] = [];
+  if (t.width < SMALL_FACE_PX) reasons.push(`the face is only ${t.width} px wide (move closer or use a larger photo)`);
+  if (t.quality < POOR_QUALITY) reasons.push('it looks blurred, dark or turned away (face the camera in good light)');
+  return reasons.length ? `This shot is poor: ${reasons.join('; ')}. It was enrolled, but better shots recognise more reliably.` : undefined;
 }
 
 export function enrollForm(api: ApiClient, camera: Camera, directory: GalleryDirectory, onEnrolled: (gallery: string, subject: string) => void): HTMLElement {
@@ -82,8 +87,9 @@ export function enrollForm(api: ApiClient, camera: Camera, directory: GalleryDir
           item.append(h('strong', { text: photo.name }), ` not enrolled: ${describeError(error)}`);
         } else {
           enrolled += 1;
-          const quality = (body as EnrollResponse).images[0]!.transaction.quality;
-          const hint = qualityHint(quality);
+          const transaction = (body as EnrollResponse).images[0]!.transaction;
+          const quality = transaction.quality;
+          const hint = qualityHint(transaction);
           item.className = hint ? 'poor' : 'ok';
           item.append(h('strong', { text: photo.name }), ` enrolled (quality ${quality.toFixed(2)}).`);
           if (hint) item.append(h('span', { class: 'quality-hint', text: ` ${hint}` }));

@@ -161,6 +161,7 @@ export function galleryBrowser(engine: Engine, api: ApiClient, directory: Galler
         if (error) return notice.show('error', `${file.name} was not imported: ${describeError(error)}. Nothing was changed.`);
         const ok = answer as { gallery_name: string; subject_ids: string[]; templates: number };
         notice.show('success', `Imported ${ok.templates} templates of ${ok.subject_ids.length} people into ${ok.gallery_name}.`);
+        await directory.refresh();
         await go({ level: 'gallery', gallery: ok.gallery_name });
       });
   });

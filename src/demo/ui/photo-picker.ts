@@ -49,8 +49,12 @@ export function photoPicker(options: PhotoPickerOptions): HTMLElement {
   const openCamera = button('Use webcam', () => {
     cameraBox.hidden = false;
     openCamera.hidden = true;
+    shoot.disabled = true; // until frames arrive
     options.camera.start(video).then(
-      () => shoot.focus(),
+      () => {
+        shoot.disabled = false;
+        shoot.focus();
+      },
       (e: unknown) => {
         cameraBox.hidden = true;
         openCamera.hidden = false;

@@ -1,0 +1,130 @@
+// Offline use of the built app: the first visit stores the app shell, the hashed assets,
+// ORT's files and every model (the footer says when it is done); then, with the network
+// cut, a reload starts the engine from the cache, cross-origin isolated (ORT threads), and
+// a photo is still analysed on Detect & analyse.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser, Request } from 'playwright-core';
+import { ORT_FILES } from '../../tools/vite-ort-assets.ts';
+import { launchBrowser, openApp, type App } from './app.ts';
+import { data } from './paths.ts';
+
+let browser: Browser;
+let app: App;
+
+beforeAll(async () => {
+  browser = await launchBrowser('face');
+  app = await openApp(browser);
+});
+afterAll(async () => {
+  await app?.context.setOffline(false);
+  await app?.close();
+  await browser?.close();
+});
+
+const READY = /^Ready to work offline \((\d+) files, (\d+(?:\.\d)?) MB cached\)/;
+
+describe('Offline', () => {
+  let files = 0;
+
+  test('the first visit stores the app, ORT and every model, and says so in the footer', async () => {
+    const { page } = app;
+    const status = page.locator('#offline-status');
+    const started = Date.now();
+    const seen = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          const text = (await status.textContent()) ?? '';
+          seen.add(text.replace(/\d+/g, 'N'));
+          return text;
+        },
+        { timeout: 180_000, interval: 200 },
+      )
+      .toMatch(READY);
+    const precacheMs = Date.now() - started;
+    const [, count, mb] = READY.exec((await status.textContent())!)!;
+    files = Number(count);
+    expect(seen).toContain('Preparing offline use… N/N files, N MB of N MB');
+
+    const state = await page.evaluate(async () => {
+      const names = (await caches.keys()).filter((n) => n.startsWith('faces-offline-'));
+      const cache = await caches.open(names[0]!);
+      const entries = await cache.keys();
+      const wasm = await cache.match('/ort/ort-wasm-simd-threaded.wasm');
+      const models = ((await (await fetch('/models/manifest.json')).json()) as { models: { file: string }[] }).models.map((m) => `/models/${m.file}`);
+      const estimate = await navigator.storage.estimate();
+      return {
+        names,
+        keys: entries.map((r) => new URL(r.url).pathname),
+        wasmHeaders: Object.fromEntries(wasm?.headers ?? []),
+        models,
+        usage: estimate.usage ?? 0,
+        controlled: navigator.serviceWorker.controller !== null,
+      };
+    });
+    expect(state.names).toHaveLength(1);
+    // clients.claim(): the first visit is controlled without a reload
+    expect(state.controlled).toBe(true);
+    expect(state.keys).toHaveLength(files);
+    expect(state.keys).toContain('/index.html');
+    expect(state.keys.some((k) => /^\/assets\/vision\.worker-[\w-]+\.js$/.test(k))).toBe(true);
+    for (const name of ORT_FILES) expect(state.keys).toContain(`/ort/${name}`);
+    for (const model of [...state.models, '/models/manifest.json']) expect(state.keys).toContain(model);
+    expect(state.wasmHeaders).toMatchObject({
+      'content-type': 'application/wasm',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
+    });
+    console.info(
+      `offline: ${files} files, ${mb} MB precached in ${(precacheMs / 1000).toFixed(1)} s after the engine was ready; ` +
+        `storage used by the origin ${(state.usage / 1e6).toFixed(1)} MB`,
+    );
+  });
+
+  test('offline, a reload starts the engine from the cache, isolated, and analyses a photo', async () => {
+    const { page, context } = app;
+    expect(files).toBeGreaterThan(0);
+    const requests: Request[] = [];
+    const onRequest = (r: Request) => void requests.push(r);
+    context.on('request', onRequest);
+    await context.setOffline(true);
+    // nothing reaches the server any more
+    expect(await page.evaluate(() => fetch('/models/manifest.json?probe=1').then((r) => r.status, () => 'failed'))).toBe('failed');
+
+    const started = Date.now();
+    await page.reload();
+    await page.locator('body[data-engine="ready"]').waitFor({ timeout: 120_000 });
+    const startMs = Date.now() - started;
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    const runtime = (await page.locator('#runtime-status').textContent()) ?? '';
+    const threads = Number(/WASM, (\d+) threads?/.exec(runtime)?.[1] ?? 0);
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    expect(threads).toBe(Math.min(4, cores));
+
+    await page.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data('faces/obama/obama.jpg'));
+    await expect.poll(() => page.locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in obama\.jpg/);
+    await expect.poll(() => page.locator('.face-card').first().textContent()).toMatch(/Age.*about \d+/);
+    await expect.poll(() => page.locator('#offline-status').textContent(), { timeout: 30_000 }).toMatch(READY);
+    await app.screenshot('offline');
+
+    // the vision worker (where ORT runs) is isolated too
+    await page.getByRole('tab', { name: 'Developer' }).click();
+    expect(await page.locator('#panel-developer').textContent()).toMatch(/Cross-origin isolated\s*yes/);
+    await page.getByRole('tab', { name: 'Detect & analyse' }).click();
+
+    context.off('request', onRequest);
+    const http = requests.filter((r) => r.url().startsWith('http'));
+    const served = await Promise.all(
+      http.map(async (r) => ({ url: new URL(r.url()).pathname, fromCache: (await r.response())?.fromServiceWorker() ?? false, failed: r.failure()?.errorText })),
+    );
+    const ort = [...new Set(served.filter((s) => s.url.startsWith('/ort/')).map((s) => s.url))].sort();
+    console.info(
+      `offline reload: engine ready in ${(startMs / 1000).toFixed(1)} s, ${threads} threads, ` +
+        `${served.filter((s) => s.fromCache).length} requests from the cache; ORT files used: ${ort.join(', ')}`,
+    );
+    // the app's own files all came from the service worker; the one probe above failed
+    expect(served.filter((s) => !s.fromCache).map((s) => s.url)).toEqual(['/models/manifest.json']);
+    expect(ort).toEqual(['/ort/ort-wasm-simd-threaded.mjs', '/ort/ort-wasm-simd-threaded.wasm']);
+    expect(served.some((s) => s.url.startsWith('/models/') && s.url.endsWith('.onnx') && s.fromCache)).toBe(true);
+  });
+});
