@@ -26,5 +26,7 @@ echo "== Node tests (pure code, model conversion and parity)"
 npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json || status=1
 echo "== browser tests (headless Chromium)"
 npx vitest run --project browser --reporter=default --reporter=json --outputFile.json=test-results/browser.json || status=1
-node tools/test-summary.mjs test-results/unit.json test-results/browser.json || status=1
+echo "== demo page end to end (production build, Playwright in Chromium; screenshots in test-results/screenshots)"
+npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=test-results/e2e.json || status=1
+node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json || status=1
 exit $status

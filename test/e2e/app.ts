@@ -8,10 +8,13 @@ import { inject } from 'vitest';
 import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
 import { SCREENSHOT_DIR } from './paths.ts';
 
-export type Camera = 'face' | 'pattern';
+/** face: a fake webcam showing a face; pattern: Chromium's test pattern; denied: camera requests refused */
+export type Camera = 'face' | 'pattern' | 'denied';
 
 export async function launchBrowser(camera: Camera = 'face'): Promise<Browser> {
-  const args = [...chromiumArgs, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+  const args = [...chromiumArgs, '--use-fake-device-for-media-stream'];
+  // without the fake UI, headless Chromium refuses the permission prompt
+  if (camera !== 'denied') args.push('--use-fake-ui-for-media-stream');
   if (camera === 'face') args.push(`--use-file-for-fake-video-capture=${inject('cameraClip')}`);
   return chromium.launch({ executablePath: chromiumPath, args, timeout: 60_000 });
 }

@@ -149,7 +149,7 @@ export function galleryBrowser(engine: Engine, api: ApiClient, directory: Galler
     }
   }
 
-  const importInput = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', id: uid('import') });
+  const importInput = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', tabindex: '-1' });
   importInput.addEventListener('change', () => {
     const file = importInput.files?.[0];
     importInput.value = '';
@@ -169,17 +169,11 @@ export function galleryBrowser(engine: Engine, api: ApiClient, directory: Galler
   const element = h(
     'section',
     { class: 'card browser', 'aria-labelledby': headingId },
-    h('div', { class: 'row spread' }, h('h3', { id: headingId, text: 'Your galleries' }), h('label', { for: importInput.id, class: 'button', tabindex: '0', text: 'Import gallery file…' }), importInput),
+    h('div', { class: 'row spread' }, h('h3', { id: headingId, text: 'Your galleries' }), button('Import gallery file…', () => importInput.click()), importInput),
     crumbs,
     notice.element,
     body,
   );
-  element.querySelector<HTMLLabelElement>(`label[for="${importInput.id}"]`)!.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      importInput.click();
-    }
-  });
   void go(view);
   return { element, showSubject: (gallery, subject) => go({ level: 'subject', gallery, subject }) };
 }

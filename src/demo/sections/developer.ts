@@ -32,7 +32,7 @@ export function mountDeveloper(panel: HTMLElement, engine: Engine, api: ApiClien
     ['Engine start-up', formatMs(engine.diagnostics.startupMs)],
     ['app_id', api.credentials.appId],
     ['app_key', api.credentials.appKey],
-    ['Base URL answered in-page', api.baseUrl],
+    ['Base URL (answered in-page)', api.baseUrl],
     ['IndexedDB database', engine.storageName],
     ...(b.note ? ([['Note', b.note]] as [string, string][]) : []),
   ]);

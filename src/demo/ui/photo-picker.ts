@@ -1,7 +1,7 @@
 // Where a photo comes from: drop, pick, paste (while this picker is on screen) or a webcam
 // snapshot. Every route ends in onPhotos(files).
 import type { Camera } from './camera.ts';
-import { button, h, uid } from './dom.ts';
+import { button, h } from './dom.ts';
 import { describeCameraError } from './messages.ts';
 
 export interface PhotoPickerOptions {
@@ -20,15 +20,14 @@ const isVisible = (el: HTMLElement) => el.isConnected && el.offsetParent !== nul
 
 export function photoPicker(options: PhotoPickerOptions): HTMLElement {
   const accept = options.accept ?? 'image/jpeg,image/png';
-  const inputId = uid('photo');
-  const input = h('input', { type: 'file', id: inputId, accept, multiple: options.multiple, class: 'visually-hidden' });
+  const input = h('input', { type: 'file', accept, multiple: options.multiple, class: 'visually-hidden' });
   const video = h('video', { class: 'camera-preview', 'aria-label': 'Webcam preview', muted: true, playsinline: true });
   const cameraBox = h('div', { class: 'camera-box' });
   cameraBox.hidden = true;
 
+  // every file goes on, even an empty or broken one: the engine's error says what is wrong
   const take = (files: File[]) => {
-    const wanted = files.filter((f) => f.size > 0);
-    if (wanted.length > 0) options.onPhotos(options.multiple ? wanted : wanted.slice(0, 1));
+    if (files.length > 0) options.onPhotos(options.multiple ? files : files.slice(0, 1));
   };
 
   const resetCamera = () => {
@@ -63,20 +62,16 @@ export function photoPicker(options: PhotoPickerOptions): HTMLElement {
     );
   });
 
+  // a real button (Enter and Space work natively) opens the hidden input, kept out of the tab order
+  const chooser = button(options.multiple ? 'choose files' : 'choose a file', () => input.click(), { class: 'primary chooser' });
+  input.tabIndex = -1;
   const zone = h(
     'div',
     { class: 'dropzone', role: 'group', 'aria-label': options.label },
-    h('p', {}, options.multiple ? 'Drop photos here, paste one, ' : 'Drop a photo here, paste one, ', h('label', { for: inputId, class: 'button', tabindex: '0', text: options.multiple ? 'choose files' : 'choose a file' }), ' or'),
+    h('p', {}, options.multiple ? 'Drop photos here, paste one, ' : 'Drop a photo here, paste one, ', chooser, ' or'),
     openCamera,
     input,
   );
-  const chooser = zone.querySelector('label')!;
-  chooser.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      input.click();
-    }
-  });
   input.addEventListener('change', () => {
     take([...(input.files ?? [])]);
     input.value = ''; // the same file again must fire change again
