@@ -1,9 +1,11 @@
 import { defineConfig, defaultClientConditions } from 'vite';
 import { crossOriginIsolationHeaders } from './tools/browser-env.ts';
+import { offlineSupport } from './tools/vite-offline.ts';
 import { ortAssets } from './tools/vite-ort-assets.ts';
 
 export default defineConfig({
-  plugins: [ortAssets()],
+  // offlineSupport: /sw.js and its precache manifest of the build (docs/offline.md)
+  plugins: [ortAssets(), offlineSupport()],
   // Both servers send COOP/COEP so the page is cross-origin isolated (threads for ORT).
   server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared'] } },
   preview: { headers: crossOriginIsolationHeaders },

@@ -135,6 +135,21 @@ describe('Emotion video', () => {
     await app.screenshot('emotion-result');
   });
 
+  test('several people: a chart, a "right now" row and an impression each, in order of appearance', async () => {
+    const { page } = app;
+    await fileInput(page).setInputFiles(data('video/short_hamilton_clip.mp4'));
+    await expect.poll(() => summary(page).textContent(), { timeout: 180_000 }).toMatch(/^\d+ people in short_hamilton_clip\.mp4 · 10\.0 s of video · 51 frames analysed$/);
+    const people = Number((await summary(page).textContent())!.split(' ')[0]);
+    expect(people).toBeGreaterThanOrEqual(3);
+    await expectResult(page, people);
+    const result = panel(page).locator('.emotion-result');
+    expect(await result.locator('figure.timeline figcaption').allTextContents()).toEqual(Array.from({ length: people }, (_, i) => `Person ${i + 1}: emotions over time`));
+    expect(await result.locator('.timeline-svg path.series').count()).toBe(6 * people);
+    // someone is out of view at some point: the row says so instead of stale values
+    await expect.poll(() => result.locator('.now-person.absent').count()).toBeGreaterThan(0);
+    await app.screenshot('emotion-people');
+  });
+
   test('a video without faces says so', async () => {
     const { page } = app;
     await fileInput(page).setInputFiles(data(NO_FACE));
@@ -178,7 +193,7 @@ describe('Emotion video', () => {
   test('earlier analyses reopen and delete (DELETE /v2/media/{id})', async () => {
     const { page } = app;
     const items = panel(page).locator('.history-item');
-    expect(await items.count()).toBe(3);
+    expect(await items.count()).toBe(4);
     const biden = items.filter({ hasText: 'synthetic_panzoom_biden_vp9.webm' });
     await biden.getByRole('button', { name: /^Open/ }).click();
     await expect.poll(() => summary(page).textContent(), { timeout: 30_000 }).toMatch(/^1 person in synthetic_panzoom_biden_vp9\.webm/);
@@ -187,7 +202,7 @@ describe('Emotion video', () => {
     expect(await noFace.textContent()).toContain('no faces');
     await noFace.getByRole('button', { name: /^Delete/ }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(() => items.count()).toBe(2);
+    await expect.poll(() => items.count()).toBe(3);
     expect(await notice(page).textContent()).toBe('Deleted the analysis of negative_testsrc2_noface_vp9.webm.');
   });
 

@@ -2,7 +2,7 @@
 // ORT's files and every model (the footer says when it is done); then, with the network
 // cut, a reload starts the engine from the cache, cross-origin isolated (ORT threads), and
 // a photo is still analysed on Detect & analyse.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Browser, Request } from 'playwright-core';
 import { ORT_FILES } from '../../tools/vite-ort-assets.ts';
 import { launchBrowser, openApp, type App } from './app.ts';
@@ -102,8 +102,8 @@ describe('Offline', () => {
     expect(threads).toBe(Math.min(4, cores));
 
     await page.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data('faces/obama/obama.jpg'));
-    await expect.poll(() => page.locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in obama\.jpg/);
-    await expect.poll(() => page.locator('.face-card').first().textContent()).toMatch(/Age.*about \d+/);
+    await expect.poll(() => page.locator('#panel-detect .summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in obama\.jpg/);
+    await expect.poll(() => page.locator('#panel-detect .face-card').first().textContent()).toMatch(/Age.*about \d+/);
     await expect.poll(() => page.locator('#offline-status').textContent(), { timeout: 30_000 }).toMatch(READY);
     await app.screenshot('offline');
 
@@ -126,5 +126,28 @@ describe('Offline', () => {
     expect(served.filter((s) => !s.fromCache).map((s) => s.url)).toEqual(['/models/manifest.json']);
     expect(ort).toEqual(['/ort/ort-wasm-simd-threaded.mjs', '/ort/ort-wasm-simd-threaded.wasm']);
     expect(served.some((s) => s.url.startsWith('/models/') && s.url.endsWith('.onnx') && s.fromCache)).toBe(true);
+    // the only error the page saw is the probe's
+    expect(app.errors).toEqual(['Failed to load resource: net::ERR_INTERNET_DISCONNECTED']);
+  });
+
+  test('too little storage is said plainly, and nothing is left behind', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const page = await context.newPage();
+      // this origin may store 20 MB (far less than the app needs)
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: inject('baseUrl'), quotaSize: 20e6 });
+      await page.goto(inject('baseUrl') + '/');
+      await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
+      const status = page.locator('#offline-status');
+      await expect.poll(() => status.textContent(), { timeout: 60_000 }).toMatch(/^Offline use is not available: not enough storage: .* Free up disk space/);
+      const left = await page.evaluate(async () => ({
+        caches: await caches.keys(),
+        controlled: navigator.serviceWorker.controller !== null,
+      }));
+      expect(left).toEqual({ caches: [], controlled: false });
+    } finally {
+      await context.close();
+    }
   });
 });
