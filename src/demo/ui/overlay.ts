@@ -1,5 +1,6 @@
 // Draws a photo with marks on its faces: box, label (face number or a name), eye and chin
-// points, and optionally the 49 named landmarks. Used by detect, recognise and playback.
+// points, and optionally the 49 named landmarks joined into their contours (a light mesh of
+// brows, nose, eyes and lips). Used by detect, recognise and playback.
 
 export interface FaceMark {
   box: { x: number; y: number; width: number; height: number };
@@ -13,6 +14,37 @@ export interface FaceMark {
 }
 
 export const MARK_COLORS = { face: '#3d63dd', known: '#1f8a4c', unknown: '#b4461b', point: '#f5a623', landmark: '#25c2d9' } as const;
+
+/**
+ * Runs of the 49 landmarks (facts.md order) drawn as lines: [first, last, closed].
+ * Brows, nose line, nostrils, the eyes and the outer and inner lips.
+ */
+export const LANDMARK_CONTOURS: readonly (readonly [number, number, boolean])[] = [
+  [0, 3, false],
+  [4, 7, false],
+  [8, 11, false],
+  [12, 16, false],
+  [17, 22, true],
+  [23, 28, true],
+  [29, 40, true],
+  [41, 48, true],
+];
+
+function drawLandmarks(ctx: CanvasRenderingContext2D, points: readonly (readonly [number, number])[], line: number): void {
+  ctx.strokeStyle = MARK_COLORS.landmark;
+  ctx.lineWidth = Math.max(1, line / 2);
+  if (points.length === 49) {
+    for (const [first, last, closed] of LANDMARK_CONTOURS) {
+      ctx.beginPath();
+      for (let i = first; i <= last; i++) ctx.lineTo(points[i]![0], points[i]![1]);
+      if (closed) ctx.closePath();
+      ctx.stroke();
+    }
+  }
+  ctx.fillStyle = MARK_COLORS.landmark;
+  for (const [x, y] of points) ctx.fillRect(x - line / 2, y - line / 2, line, line);
+  ctx.lineWidth = line;
+}
 
 /** Draws marks in image coordinates on a context already showing the image. */
 export function drawMarks(ctx: CanvasRenderingContext2D, marks: readonly FaceMark[], options: { showLandmarks?: boolean } = {}): void {
@@ -41,10 +73,7 @@ export function drawMarks(ctx: CanvasRenderingContext2D, marks: readonly FaceMar
       ctx.arc(x, y, line * 1.5, 0, Math.PI * 2);
       ctx.fill();
     }
-    if (options.showLandmarks) {
-      ctx.fillStyle = MARK_COLORS.landmark;
-      for (const [x, y] of m.landmarks ?? []) ctx.fillRect(x - line / 2, y - line / 2, line, line);
-    }
+    if (options.showLandmarks && m.landmarks) drawLandmarks(ctx, m.landmarks, line);
   }
 }
 
