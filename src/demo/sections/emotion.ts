@@ -16,6 +16,7 @@ import { errorOf, type ApiError } from '../ui/api-client.ts';
 import type { Camera } from '../ui/camera.ts';
 import { confirmAction } from '../ui/confirm.ts';
 import { button, formatBytes, h, uid } from '../ui/dom.ts';
+import { acceptFiles } from '../ui/file-drop.ts';
 import { describeError } from '../ui/messages.ts';
 import { Notice } from '../ui/notice.ts';
 import '../emotion/emotion.css';
@@ -115,20 +116,7 @@ export function mountEmotion(panel: HTMLElement, engine: Engine, api: ApiClient,
     }
     void analyse(file);
   };
-  input.addEventListener('change', () => {
-    take([...(input.files ?? [])]);
-    input.value = ''; // the same file again must fire change again
-  });
-  zone.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    take([...(e.dataTransfer?.files ?? [])]);
-  });
+  acceptFiles(zone, input, take);
 
   // ------------------------------------------------------------ the result
   const summary = h('p', { class: 'summary', role: 'status' });

@@ -2,6 +2,7 @@
 // snapshot. Every route ends in onPhotos(files).
 import type { Camera } from './camera.ts';
 import { button, h } from './dom.ts';
+import { acceptFiles } from './file-drop.ts';
 import { describeCameraError } from './messages.ts';
 
 export interface PhotoPickerOptions {
@@ -72,20 +73,7 @@ export function photoPicker(options: PhotoPickerOptions): HTMLElement {
     openCamera,
     input,
   );
-  input.addEventListener('change', () => {
-    take([...(input.files ?? [])]);
-    input.value = ''; // the same file again must fire change again
-  });
-  zone.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    take([...(e.dataTransfer?.files ?? [])]);
-  });
+  acceptFiles(zone, input, take);
   document.addEventListener('paste', (e) => {
     if (!isVisible(zone)) return;
     const files = [...(e.clipboardData?.files ?? [])];
