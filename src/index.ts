@@ -1,5 +1,5 @@
 // The library's one public entry.
-export { createEngine, type CallOptions, type Engine, type EngineOptions } from './engine/engine.ts';
+export { createEngine, type CallOptions, type Engine, type EngineOptions, type WarmUpReport } from './engine/engine.ts';
 export * from './api/detect-schema.ts';
 export * from './api/schemas.ts';
 export type { EmotionErrorBody, FaceErrorBody } from './api/error-body.ts';
@@ -9,7 +9,7 @@ export type { BackendInfo } from './worker/ort-backend.ts';
 export { GALLERY_FILE_FORMAT, GALLERY_FILE_VERSION, GalleryFileSchema, type GalleryFile } from './store/gallery-file.ts';
 export type { AnalysisKind, EngineDiagnostics, TimingsEvent, TimingsListener } from './engine/diagnostics.ts';
 export type { ImageTimings } from './worker/image-analysis.ts';
-export type { ModelLoad } from './worker/model-registry.ts';
+export type { ModelLoad, ModelWarmUp } from './worker/model-registry.ts';
 // the request surface: router, shims, services contract, configuration
 export { DEMO_CREDENTIALS, DEFAULT_STORAGE_NAME, type ApiOptionsInput, type Credential } from './api/options.ts';
 export { createRequestHandler, handleRequest, ROUTES, type HandleOptions, type RequestHandler, type RouterOptions } from './api/router.ts';

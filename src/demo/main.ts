@@ -24,13 +24,27 @@ async function start(): Promise<void> {
   mountDetect(byId('panel-detect'), api, camera);
   mountGalleries(byId('panel-galleries'), engine, api, camera);
   mountEmotion(byId('panel-emotion'), engine, api, camera);
-  mountDeveloper(byId('panel-developer'), engine, api);
+  // models load now, while the user picks a photo, rather than inside the first request
+  const warming = engine.warmUp();
+  mountDeveloper(byId('panel-developer'), engine, api, warming);
   // leaving a screen releases the webcam
   setupTabs(byId('tabs'), () => camera.stop());
 
   const b = engine.backend;
-  status.textContent = `Ready in ${formatMs(performance.now() - started)} · ${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · nothing leaves this device`;
+  const facts = `${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · nothing leaves this device`;
+  status.textContent = `Ready · loading the models… · ${facts}`;
   document.body.dataset.engine = 'ready';
+  warming.then(
+    () => {
+      status.textContent = `Ready in ${formatMs(performance.now() - started)} · ${facts}`;
+      document.body.dataset.models = 'warm';
+    },
+    (e: unknown) => {
+      // not fatal: each model then loads when a request first needs it (and says why it cannot)
+      status.textContent = `Ready · the models could not be preloaded (${e instanceof Error ? e.message : String(e)}) · ${facts}`;
+      document.body.dataset.models = 'failed';
+    },
+  );
   startOfflineSupport((text) => (byId('offline-status').textContent = text));
 }
 

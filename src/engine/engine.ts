@@ -41,6 +41,7 @@ import type { GalleryFile } from '../store/gallery-file.ts';
 import { GalleryStore, GallerySearchIndex } from '../store/index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
 import type { ImageAnalysis } from '../worker/image-analysis.ts';
+import type { ModelWarmUp } from '../worker/model-registry.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
 import { startVisionWorker } from './vision-client.ts';
@@ -69,6 +70,13 @@ export interface CallOptions {
   storeImage?: boolean;
   /** the account to act as; default the engine's appId option (first credential) */
   appId?: string;
+}
+
+/** What engine.warmUp() did: per model, the load and first-run time it spent (0 = already done). */
+export interface WarmUpReport {
+  models: ModelWarmUp[];
+  /** wall-clock ms of the whole warm-up */
+  ms: number;
 }
 
 type FaceAnswer<K extends ServiceName> = Promise<ServiceResults[K] | FaceErrorBody>;
@@ -123,6 +131,13 @@ export interface Engine {
       }>
     | FaceErrorBody
   >;
+  /**
+   * Loads every model a default request uses and runs each once, so the first request is as
+   * fast as later ones. Optional (models otherwise load on first use); worth calling right
+   * after createEngine() while the user is still choosing a photo. Requests made meanwhile
+   * are answered, waiting for at most one model's load or run.
+   */
+  warmUp(): Promise<WarmUpReport>;
   /** Runtime diagnostics for developer tools: model load times, per-stage timings, start-up time (src/engine/diagnostics.ts). */
   readonly diagnostics: EngineDiagnostics;
   /**
@@ -213,6 +228,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
     templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
+    warmUp: async () => {
+      const begun = performance.now();
+      const models = await vision.api.warmUp();
+      return { models, ms: performance.now() - begun };
+    },
     diagnostics: {
       modelLoads: () => vision.api.modelLoads(),
       onTimings: (listener) => timings.subscribe(listener),

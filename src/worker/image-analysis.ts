@@ -4,7 +4,8 @@ import { intakeImage, type ImageInput } from '../intake/index.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
-import { FaceAnalyzer, type EmbeddingModelId, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
+import { EMBEDDING } from '../service/recognition-config.ts';
+import { DEFAULT_EMOTION_MODEL, FaceAnalyzer, type EmbeddingModelId, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -17,6 +18,13 @@ export const DETECTION: DetectionSettings = {
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
 };
+
+/**
+ * The models a default request meets, in the order it meets them: detection, mesh,
+ * demographics (/detect), emotions (/v2/media), the embedding (/enroll, /verify, /recognize).
+ * Liveness and the FULL/ROLL detectors load when a request first asks for them.
+ */
+export const PIPELINE_MODELS: readonly string[] = [DETECTION.detector, 'facemesh', 'gear', 'faceres', DEFAULT_EMOTION_MODEL, EMBEDDING.model];
 
 export interface DetectionSettings {
   detector: DetectorId;

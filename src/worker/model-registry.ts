@@ -15,6 +15,13 @@ export interface LoadedModel {
   loadMs: number;
 }
 
+/** A model made ready ahead of use: its load and its first run (ORT's one-off kernel set-up). */
+export interface ModelWarmUp {
+  id: string;
+  loadMs: number;
+  firstRunMs: number;
+}
+
 /** A model's load as diagnostics report it. */
 export interface ModelLoad {
   id: string;
@@ -25,6 +32,8 @@ export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
   /** completed loads in completion order (a failed load is retried and is not listed) */
   private readonly loadLog: ModelLoad[] = [];
+  /** models that have run at least once */
+  private readonly warmed = new Set<string>();
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -69,9 +78,25 @@ export class ModelRegistry {
     return this.loadLog.map((l) => ({ ...l }));
   }
 
+  /**
+   * Loads a model and runs it once on a blank input, so the first real request pays neither
+   * (a first run costs 2–20× a warm one: docs/models.md). Times are what the warm-up itself
+   * spent: 0 for a load or run that had already happened.
+   */
+  async warmUp(id: string): Promise<ModelWarmUp> {
+    if (this.warmed.has(id)) return { id, loadMs: 0, firstRunMs: 0 };
+    const loadedBefore = this.sessions.has(id);
+    const { entry, loadMs } = await this.load(id);
+    const dims = entry.input.shape.map((d) => (typeof d === 'number' ? d : 1));
+    const started = performance.now();
+    await this.run(id, new Float32Array(dims.reduce((a, b) => a * b, 1)), dims);
+    return { id, loadMs: loadedBefore ? 0 : loadMs, firstRunMs: performance.now() - started };
+  }
+
   /** Runs a single-input model; returns every output as a plain Float32Array. */
   async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
+    this.warmed.add(id);
     const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
     const out: Record<string, NamedOutput> = {};
     for (const [name, tensor] of Object.entries(results)) {

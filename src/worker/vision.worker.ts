@@ -4,8 +4,8 @@ import * as Comlink from 'comlink';
 import type { RuntimeEnv } from '../env.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
-import { analyzeBitmap, analyzeImage, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
-import { ModelRegistry, type ModelLoad, type NamedOutput } from './model-registry.ts';
+import { analyzeBitmap, analyzeImage, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
+import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry }> | undefined;
@@ -32,6 +32,14 @@ const api = {
   /** Loads a model (once) and returns how long that took. */
   async loadModel(id: string): Promise<number> {
     return (await (await requireReady()).models.load(id)).loadMs;
+  },
+
+  /** Loads and runs once each model a default request uses (one at a time: requests arriving meanwhile wait for at most one model). */
+  async warmUp(ids: readonly string[] = PIPELINE_MODELS): Promise<ModelWarmUp[]> {
+    const { models } = await requireReady();
+    const done: ModelWarmUp[] = [];
+    for (const id of ids) done.push(await models.warmUp(id));
+    return done;
   },
 
   /** Every model loaded so far with its load time (fetch + session creation), in load order. */

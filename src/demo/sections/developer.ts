@@ -1,6 +1,6 @@
 // The developer panel: the backend and credentials in use, model load and per-stage
 // timings, and every request the page made with its exact JSON response (newest first).
-import type { Engine } from '../../index.ts';
+import type { Engine, WarmUpReport } from '../../index.ts';
 import type { ApiClient, Exchange } from '../ui/api-client.ts';
 import { formatMs, h } from '../ui/dom.ts';
 
@@ -23,7 +23,8 @@ function exchangeView(x: Exchange): HTMLDetailsElement {
   );
 }
 
-export function mountDeveloper(panel: HTMLElement, engine: Engine, api: ApiClient): void {
+/** `warming`: the start-up warm-up (engine.warmUp()); its time shows once it is done. */
+export function mountDeveloper(panel: HTMLElement, engine: Engine, api: ApiClient, warming: Promise<WarmUpReport>): void {
   const b = engine.backend;
   const backend = b.backend === 'wasm' ? `WASM, ${b.threads} thread${b.threads === 1 ? '' : 's'}` : `WebGPU${b.webgpuAdapter ? ` (${b.webgpuAdapter.vendor})` : ''}`;
   const runtime = definitionList([
@@ -36,6 +37,13 @@ export function mountDeveloper(panel: HTMLElement, engine: Engine, api: ApiClien
     ['IndexedDB database', engine.storageName],
     ...(b.note ? ([['Note', b.note]] as [string, string][]) : []),
   ]);
+  warming.then(
+    (report) => {
+      runtime.append(h('dt', { text: 'Models warmed up (load + first run)' }), h('dd', { text: `${formatMs(report.ms)} for ${report.models.length} models` }));
+      void refreshModels();
+    },
+    () => undefined, // the header says why; models then load on first use
+  );
   const models = h('tbody');
   const stages = h('tbody');
   const log = h('div', { class: 'exchanges', 'aria-live': 'off' });
