@@ -1,8 +1,8 @@
 // Drives the built demo page in Debian's Chromium: one browser per test file, a fresh
 // context (empty IndexedDB) per app, fake webcam from a shared photo, screenshots of
 // each screen under test-results/screenshots/.
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
@@ -62,4 +62,15 @@ export async function openApp(browser: Browser, options: OpenOptions = {}): Prom
     },
     close: () => context.close(),
   };
+}
+
+/** Pastes a file the way a clipboard paste arrives: a paste event carrying it, at the focused element. */
+export async function pasteFile(page: Page, path: string, type: string): Promise<void> {
+  const file = { base64: readFileSync(path).toString('base64'), name: basename(path), type };
+  await page.evaluate(({ base64, name, type }) => {
+    const data = new DataTransfer();
+    data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name, { type }));
+    const event = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+    (document.activeElement ?? document.body).dispatchEvent(event);
+  }, file);
 }

@@ -3,7 +3,7 @@
 // corrupt file; the developer panel shows the exact request and response.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, type App } from './app.ts';
+import { launchBrowser, openApp, pasteFile, type App } from './app.ts';
 import { data } from './paths.ts';
 
 const panel = (page: Page) => page.locator('#panel-detect');
@@ -52,6 +52,20 @@ describe('Detect & analyse', () => {
     await expect.poll(() => panel(page).locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in webcam-\d+\.jpg/);
     await app.screenshot('detect-webcam');
     await panel(page).getByRole('button', { name: 'Close camera' }).click();
+  });
+
+  test('a pasted photo with Liveness on: the card shows liveness, the request asks for it', async () => {
+    const { page } = app;
+    await panel(page).getByRole('checkbox', { name: 'Liveness' }).check();
+    await pasteFile(page, data('faces/obama/obama2.jpg'), 'image/jpeg');
+    await expect.poll(() => panel(page).locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in obama2\.jpg/);
+    const liveness = panel(page).locator('.face-card').first().getByRole('meter', { name: 'Liveness' });
+    expect(Number(await liveness.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(0);
+    expect(await panel(page).locator('.face-card').first().textContent()).toMatch(/Liveness[01]\.\d\d \((live|possible spoof)\)/);
+    const request = page.locator('#panel-developer .exchange').filter({ hasText: 'POST /detect' }).first().locator('pre').first();
+    expect(JSON.parse((await request.textContent())!).body.selector).toBe('FRONTAL,liveness');
+    await app.screenshot('detect-liveness');
+    await panel(page).getByRole('checkbox', { name: 'Liveness' }).uncheck();
   });
 
   test('the developer panel shows the exact request and response', async () => {

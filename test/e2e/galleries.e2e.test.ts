@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, type App } from './app.ts';
+import { launchBrowser, openApp, pasteFile, type App } from './app.ts';
 import { data, RUN_DIR } from './paths.ts';
 
 const panel = (page: Page) => page.locator('#panel-galleries');
@@ -90,8 +90,12 @@ describe('Galleries', () => {
     await expect.poll(() => card.locator('.verdict').textContent(), { timeout: 90_000 }).toMatch(/^Same person: this is Obama \(confidence 0\.\d\d\)/);
     await app.screenshot('galleries-verify');
     await card.getByLabel('Person').selectOption('Biden');
-    await card.getByLabel('Photo to verify').locator('input[type=file]').setInputFiles(data('faces/obama/obama2.jpg'));
+    // pasted: three boxes on this screen take photos; the one in use (last clicked) gets it
+    await page.evaluate(() => document.querySelectorAll<HTMLElement>('#panel-developer .exchange').forEach((e) => (e.dataset.seen = 'yes')));
+    await card.getByLabel('Photo to verify').click({ position: { x: 5, y: 5 } });
+    await pasteFile(page, data('faces/obama/obama2.jpg'), 'image/jpeg');
     await expect.poll(() => card.locator('.verdict').textContent(), { timeout: 90_000 }).toMatch(/^Not Biden/);
+    expect(await page.locator('#panel-developer .exchange:not([data-seen]) summary code').allTextContents()).toEqual(['POST /verify']);
   });
 
   test('recognise a photo of both, then the live webcam', async () => {

@@ -1,5 +1,6 @@
-// Where a photo comes from: drop, pick, paste (while this picker is on screen) or a webcam
-// snapshot. Every route ends in onPhotos(files).
+// Where a photo comes from: drop, pick, paste or a webcam snapshot. Every route ends in
+// onPhotos(files). A paste goes to one picker on screen: the one holding the focus, else the
+// one used last, else the only one (Galleries shows three: enroll, verify, recognise).
 import type { Camera } from './camera.ts';
 import { button, h } from './dom.ts';
 import { acceptFiles } from './file-drop.ts';
@@ -18,6 +19,35 @@ export interface PhotoPickerOptions {
 }
 
 const isVisible = (el: HTMLElement) => el.isConnected && el.offsetParent !== null;
+
+interface PasteTarget {
+  root: HTMLElement;
+  take(files: File[]): void;
+  problem(message: string): void;
+  /** performance.now() of the last focus or pointer press inside; 0 = never used */
+  usedAt: number;
+}
+const pasteTargets = new Set<PasteTarget>();
+
+/** The visible picker a paste belongs to, if any (pure over the given state). */
+export function pasteTargetOf<T extends { usedAt: number }>(visible: readonly T[], focused: T | undefined): T | undefined {
+  if (focused) return focused;
+  if (visible.length === 1) return visible[0];
+  return visible.filter((t) => t.usedAt > 0).sort((a, b) => b.usedAt - a.usedAt)[0];
+}
+
+function routePaste(e: ClipboardEvent): void {
+  const files = [...(e.clipboardData?.files ?? [])];
+  if (files.length === 0) return;
+  const visible = [...pasteTargets].filter((t) => isVisible(t.root));
+  const target = pasteTargetOf(visible, visible.find((t) => t.root.contains(document.activeElement)));
+  if (!target) {
+    visible[0]?.problem('Several boxes on this screen take a photo: click the one you mean, then paste again.');
+    return;
+  }
+  e.preventDefault();
+  target.take(files);
+}
 
 export function photoPicker(options: PhotoPickerOptions): HTMLElement {
   const accept = options.accept ?? 'image/jpeg,image/png';
@@ -74,10 +104,12 @@ export function photoPicker(options: PhotoPickerOptions): HTMLElement {
     input,
   );
   acceptFiles(zone, input, take);
-  document.addEventListener('paste', (e) => {
-    if (!isVisible(zone)) return;
-    const files = [...(e.clipboardData?.files ?? [])];
-    if (files.length > 0) take(files);
-  });
-  return h('div', { class: 'photo-picker' }, zone, cameraBox);
+  const root = h('div', { class: 'photo-picker' }, zone, cameraBox);
+  const target: PasteTarget = { root, take, problem: options.onProblem, usedAt: 0 };
+  const used = () => (target.usedAt = performance.now());
+  root.addEventListener('focusin', used);
+  root.addEventListener('pointerdown', used);
+  if (pasteTargets.size === 0) document.addEventListener('paste', routePaste);
+  pasteTargets.add(target);
+  return root;
 }
