@@ -1,11 +1,13 @@
 import { defineConfig, defaultClientConditions } from 'vite';
 import { crossOriginIsolationHeaders } from './tools/browser-env.ts';
+import { modelTypes } from './tools/vite-model-types.ts';
 import { offlineSupport } from './tools/vite-offline.ts';
 import { ortAssets } from './tools/vite-ort-assets.ts';
 
 export default defineConfig({
   // offlineSupport: /sw.js and its precache manifest of the build (docs/offline.md)
-  plugins: [ortAssets(), offlineSupport()],
+  // modelTypes: .onnx as octet-stream, so vite preview does not gzip models on the fly
+  plugins: [ortAssets(), modelTypes(), offlineSupport()],
   // Both servers send COOP/COEP so the page is cross-origin isolated (threads for ORT).
   server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared'] } },
   preview: { headers: crossOriginIsolationHeaders },

@@ -7,6 +7,8 @@
 //   --wait-idle S (before each phase, wait up to S seconds for other work to stop; default 0)
 //   --retries N (measure a phase again, up to N times, when other processes took > 5% of
 //                the CPU meanwhile; the quietest attempt is kept; default 0)
+//   --built (serve a production build of the page with vite preview, as `npm run demo` does;
+//            written to its own section of docs/benchmarks.md)
 //   --console (page logs)  --json FILE (also save the raw results)  --no-write (stdout only)
 //   --from FILE (no measuring: render the results a --json run saved, e.g. after editing the report)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,9 @@ import { median, type Summary } from './stats.ts';
 
 const START = '<!-- detect-bench:start -->';
 const END = '<!-- detect-bench:end -->';
+/** the same measurements on the production build (--built) */
+const BUILT_START = '<!-- detect-bench-built:start -->';
+const BUILT_END = '<!-- detect-bench-built:end -->';
 const DOC = resolve(projectRoot, 'docs/benchmarks.md');
 const DOC_TEMPLATE = `# Benchmarks
 
@@ -148,6 +153,8 @@ interface Measured {
   stages: FreshPageRun<ColdStages>[];
   /** absent in results saved before engine.warmUp() existed */
   warmStarts?: FreshPageRun<WarmStart>[];
+  /** how the pages were served: vite's dev server (default) or a production build (--built) */
+  served?: 'dev' | 'built';
   chromiumVersion: string;
   othersWarm: number | undefined;
   othersCold: number | undefined;
@@ -161,18 +168,21 @@ function renderDoc(m: Measured): string {
   const coldMedian = median(coldTotals);
   const medianCold = colds.find((c) => c.result.firstResult === coldMedian);
   const backend = warm.backend;
+  const built = m.served === 'built';
   const lines: string[] = [
-    '## /detect: cold start and per-stage latency',
+    built ? '## /detect on the production build' : '## /detect: cold start and per-stage latency',
     '',
-    `Measured ${m.measuredAt} by \`npm run bench\` (tools/bench/detect.ts); regenerate rather than edit. ` +
+    `Measured ${m.measuredAt} by \`npm run bench${built ? ' -- --built' : ''}\` (tools/bench/detect.ts); regenerate rather than edit. ` +
       'Per-model inference times (load, first run, warm p50/p95 of every ONNX model) are in ' +
       '[models.md](models.md#inference-times-in-chromium-wasm).',
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${warm.hardwareConcurrency}); ` +
       `other processes used ${pct(m.othersWarm)} of the CPU during the warm runs and at most ${pct(m.othersCold)} during a cold start ` +
       '(more than a few % skews the numbers)',
-    `- Browser: headless Chromium ${m.chromiumVersion}, cross-origin isolated ${backend.crossOriginIsolated}; pages served by vite's dev server ` +
-      '(unbundled modules, as `npm run dev`) on localhost',
+    `- Browser: headless Chromium ${m.chromiumVersion}, cross-origin isolated ${backend.crossOriginIsolated}; ` +
+      (built
+        ? 'pages built by `vite build` and served by `vite preview` (bundled, as `npm run demo` serves the app) on localhost'
+        : "pages served by vite's dev server (unbundled modules, as `npm run dev`) on localhost"),
     `- Backend: ORT-web ${backend.backend} (requested ${backend.requested}), ${backend.threads} thread(s)${backend.note ? ` — ${backend.note}` : ''}`,
     `- Single-face photo: \`${SINGLE_FACE.source}\` cropped to x ${SINGLE_FACE.crop.x}–${SINGLE_FACE.crop.x + SINGLE_FACE.crop.width}, ` +
       `y ${SINGLE_FACE.crop.y}–${SINGLE_FACE.crop.y + SINGLE_FACE.crop.height}, scaled to ${SINGLE_FACE.width}×${SINGLE_FACE.height}, ` +
@@ -204,8 +214,9 @@ function renderDoc(m: Measured): string {
     lines.push(
       '### Cold start',
       '',
-      'Each run is a new browser context: empty HTTP cache and no cached compiled code (ORT\'s WASM is fetched and compiled again); ' +
-        "vite's server-side transforms were warm (the warm runs went first). The page creates the engine as its module starts " +
+      'Each run is a new browser context: empty HTTP cache and no cached compiled code (ORT\'s WASM is fetched and compiled again)' +
+        (built ? '. ' : "; vite's server-side transforms were warm (the warm runs went first). ") +
+        'The page creates the engine as its module starts ' +
         '(`createEngine({ backend })`) and, in parallel, makes the photo; models load lazily inside the first `engine.detect()`. ' +
         'Times are ms since navigation start.',
       '',
@@ -245,7 +256,7 @@ function renderDoc(m: Measured): string {
       '',
       '| part | ms |',
       '|---|--:|',
-      `| navigation → page module running (HTML, ${colds[0]?.result.pageScripts ?? '?'} page scripts from the dev server) | ${ms(mid.moduleStart)} |`,
+      `| navigation → page module running (HTML, ${colds[0]?.result.pageScripts ?? '?'} page scripts from the ${built ? 'build' : 'dev server'}) | ${ms(mid.moduleStart)} |`,
       `| start worker + \`init()\` (ORT's JS, backend choice, model manifest) — what \`createEngine()\` waits for | ${ms(mid.initMs)} |`,
       `| first /detect, page side | ${ms(mid.firstDetectMs)} |`,
       `| ↳ decode | ${ms(t.decode)} |`,
@@ -309,6 +320,7 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       from: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      built: { type: 'boolean', default: false },
     },
   });
   const options: WarmOptions = {
@@ -328,7 +340,9 @@ async function main(): Promise<void> {
   const waitIdle = Number(values['wait-idle']);
   const retries = Number(values.retries);
   if (!(retries >= 0)) throw new Error('--retries must be >= 0');
-  const measure = () => withBrowserSession({ console: values.console, callTimeoutMs: 1_800_000 }, async (session): Promise<Measured> => {
+  const served = values.built ? 'built' : 'dev';
+  const sessionOptions = { console: values.console, callTimeoutMs: 1_800_000, builtPages: values.built ? [PAGE] : undefined };
+  const measure = () => withBrowserSession(sessionOptions, async (session): Promise<Measured> => {
     // warm runs first: they also warm vite's transform cache, so cold starts time the browser, not vite
     const warmPage = `${PAGE}?${query}`;
     watchReloads(session.page, 'warm page');
@@ -359,6 +373,7 @@ async function main(): Promise<void> {
       colds,
       stages,
       warmStarts,
+      served,
       chromiumVersion: session.browser.version(),
       othersWarm: warm.others,
       othersCold,
@@ -372,7 +387,8 @@ async function main(): Promise<void> {
   const doc = renderDoc(measured);
   console.log(doc);
   if (!values['no-write']) {
-    writeBetweenMarkers(DOC, { start: START, end: END }, doc, { template: DOC_TEMPLATE, appendMarkers: true });
+    const markers = measured.served === 'built' ? { start: BUILT_START, end: BUILT_END } : { start: START, end: END };
+    writeBetweenMarkers(DOC, markers, doc, { template: DOC_TEMPLATE, appendMarkers: true });
     console.log(`\nwritten to ${DOC}`);
   }
 }

@@ -1,14 +1,15 @@
 // Node side of the browser harness, shared by bench, eval and e2e scripts: serves this
 // project with vite's dev server (the project's vite.config.ts, so COOP/COEP and /ort/
-// apply), drives Debian's Chromium through playwright-core, and calls functions a page
+// apply), or a production build of given pages (`builtPages`), drives Debian's Chromium through playwright-core, and calls functions a page
 // registered with tools/harness/page.ts. Everything is torn down on close, errors,
 // timeouts and Ctrl-C.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { rmSync } from 'node:fs';
-import { createServer, type ViteDevServer } from 'vite';
+import { createServer } from 'vite';
 import { chromiumArgs, chromiumPath } from '../browser-env.ts';
+import { serveBuiltSite } from './built-site.ts';
 import type {} from './page.ts'; // declares globalThis.__harness for the evaluate callbacks
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,6 +27,17 @@ export interface BrowserSessionOptions {
   failOnPageError?: boolean;
   /** Extra Chromium flags, after the shared ones from tools/browser-env.ts. */
   extraArgs?: string[];
+  /**
+   * Serve a production build of these pages (project paths, e.g. '/tools/bench/pages/detect.html')
+   * with `vite preview` instead of the dev server: bundled, as `npm run demo` serves the app.
+   */
+  builtPages?: string[];
+}
+
+/** The server behind a session: the dev server or a served build. */
+interface Served {
+  baseUrl: string;
+  close(): Promise<void>;
 }
 
 export interface BrowserSession {
@@ -52,7 +64,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function startViteDevServer(): Promise<{ server: ViteDevServer; baseUrl: string }> {
+async function startViteDevServer(): Promise<Served> {
   const server = await createServer({
     configFile: resolve(projectRoot, 'vite.config.ts'),
     root: projectRoot,
@@ -75,7 +87,13 @@ async function startViteDevServer(): Promise<{ server: ViteDevServer; baseUrl: s
     await server.listen();
     const address = server.httpServer?.address();
     if (!address || typeof address === 'string') throw new Error('vite dev server has no TCP address');
-    return { server, baseUrl: `http://127.0.0.1:${address.port}` };
+    return {
+      baseUrl: `http://127.0.0.1:${address.port}`,
+      async close() {
+        await server.close();
+        rmSync(server.config.cacheDir, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
     await server.close().catch(() => {});
     throw error;
@@ -92,7 +110,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
   const timeoutMs = options.timeoutMs ?? 60_000;
   const callTimeoutMs = options.callTimeoutMs ?? 120_000;
   const requireIsolation = options.requireIsolation ?? true;
-  let server: ViteDevServer | undefined;
+  let server: Served | undefined;
   let browser: Browser | undefined;
   let closing: Promise<void> | undefined;
 
@@ -108,7 +126,6 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       // bounded: a wedged browser must not hang the script (Playwright kills it at exit anyway)
       await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, 'closing Chromium').catch(() => {});
       await withTimeout(server?.close() ?? Promise.resolve(), 10_000, 'closing vite').catch(() => {});
-      rmSync(server?.config.cacheDir ?? '', { recursive: true, force: true });
     })());
   function onSignal(signal: NodeJS.Signals): void {
     void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
@@ -119,9 +136,11 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
   try {
     const started = await withTimeout(
       (async () => {
-        const vite = await startViteDevServer();
-        server = vite.server;
-        if (closing) await vite.server.close(); // timed out meanwhile: close() already ran
+        const vite = options.builtPages
+          ? await serveBuiltSite(projectRoot, resolve(projectRoot, `test-results/harness-build-${process.pid}`), options.builtPages)
+          : await startViteDevServer();
+        server = vite;
+        if (closing) await vite.close(); // timed out meanwhile: close() already ran
         browser = await chromium.launch({
           executablePath: chromiumPath,
           args: [...chromiumArgs, ...(options.extraArgs ?? [])],
@@ -133,7 +152,8 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
         if (closing) await browser.close();
         return { baseUrl: vite.baseUrl, browser, page: await browser.newPage() };
       })(),
-      timeoutMs,
+      // a build comes first when builtPages are served (a minute or more on 2 cores)
+      options.builtPages ? timeoutMs + 300_000 : timeoutMs,
       'starting vite + Chromium',
     );
     const { baseUrl, page } = started;
