@@ -6,21 +6,10 @@ import { EngineError } from '../../src/errors.ts';
 import { base64ToBytes, base64ToFloat32, bytesToBase64, float32ToBase64 } from '../../src/store/base64.ts';
 import { GALLERY_FILE_FORMAT, decodeGalleryFile, encodeGalleryFile, type GalleryFile } from '../../src/store/gallery-file.ts';
 import type { StoredTemplate } from '../../src/store/schema.ts';
+import { seededRandom as rng } from './helpers/seeded-random.ts';
 
 const MODEL = 'faceapi-recognition@1.7.15+flip';
 const MODELS = { [MODEL]: 128 };
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random bit patterns (every finite float32, subnormals and -0 included), not just nice numbers. */
 function embedding(random: () => number, dim = 128): Float32Array {

@@ -4,17 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cosine, FaceTracker, type Observation } from '../../src/media/tracker.ts';
 import type { Box } from '../../src/vision/geometry.ts';
+import { seededRandom as rng } from './helpers/seeded-random.ts';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const unit = (v: number[]) => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);

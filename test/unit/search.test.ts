@@ -10,18 +10,8 @@ import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import { TopK, bestPerGroup, topK } from '../../src/store/rank.ts';
 import type { IndexRow, SegmentRecord } from '../../src/store/schema.ts';
 import { appendRows, withoutRows } from '../../src/store/segments.ts';
+import { seededRandom as rng } from './helpers/seeded-random.ts';
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function vector(random: () => number, dim: number): Float32Array {
   return Float32Array.from({ length: dim }, () => random() * 2 - 1);

@@ -1,20 +1,11 @@
 // Shared pieces of the model parity tests: deterministic inputs, a real face crop, diff stats.
 import { readFileSync } from 'node:fs';
 import jpeg from 'jpeg-js';
+import { seededRandom } from './seeded-random.ts';
+
+export { seededRandom };
 
 export const DATA_DIR = new URL('../../../../shared/data/', import.meta.url);
-
-/** mulberry32: a tiny seeded PRNG so parity inputs are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function seededTensorData(size: number, seed: number, [lo, hi]: readonly [number, number]): Float32Array {
   const next = seededRandom(seed);
