@@ -75,6 +75,8 @@ export interface CallOptions {
 /** What engine.warmUp() did: per model, the load and first-run time it spent (0 = already done). */
 export interface WarmUpReport {
   models: ModelWarmUp[];
+  /** a blank photo-sized frame through detection (view crops, every detector view), ms */
+  detectionPassMs: number;
   /** wall-clock ms of the whole warm-up */
   ms: number;
 }
@@ -230,8 +232,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
     warmUp: async () => {
       const begun = performance.now();
-      const models = await vision.api.warmUp();
-      return { models, ms: performance.now() - begun };
+      const done = await vision.api.warmUp();
+      return { ...done, ms: performance.now() - begun };
     },
     diagnostics: {
       modelLoads: () => vision.api.modelLoads(),

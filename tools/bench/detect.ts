@@ -239,7 +239,11 @@ function renderDoc(m: Measured): string {
     lines.push(
       `**With \`engine.warmUp()\`** (what the demo does: the models load and run once right after \`createEngine()\`, while the user picks a photo; fresh context each, median of ${warmStarts.length}): ` +
         `the warm-up takes ${ms(mid.warmUpMs)} ms (models warm ${ms(mid.warmedUp)} ms after navigation), and the first /detect after it answers in **${ms(median(waits))} ms** ` +
-        `(runs: ${waits.map(ms).join(', ')}) instead of the first-request cost above.`,
+        `(runs: ${waits.map(ms).join(', ')}) instead of the first-request cost above` +
+        (mid.firstTimings
+          ? ` (worker stages of that run: decode ${ms(mid.firstTimings.decode)}, detect ${ms(mid.firstTimings.detect)}, mesh ${ms(mid.firstTimings.mesh)}, demographics ${ms(mid.firstTimings.demographics)}; the second /detect ${ms(mid.secondDetectMs)} ms)`
+          : '') +
+        '.',
       '',
     );
   }
