@@ -74,3 +74,20 @@ export async function pasteFile(page: Page, path: string, type: string): Promise
     (document.activeElement ?? document.body).dispatchEvent(event);
   }, file);
 }
+
+/** One browser and one app for a test file (beforeAll): `({ browser, app } = await startApp('face'))`. */
+export async function startApp(camera: Camera, options: OpenOptions = {}): Promise<{ browser: Browser; app: App }> {
+  const browser = await launchBrowser(camera);
+  try {
+    return { browser, app: await openApp(browser, options) };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+/** Closes what startApp() opened (afterAll); safe when it failed half way. */
+export async function stopApp(opened: { browser?: Browser; app?: App }): Promise<void> {
+  await opened.app?.close();
+  await opened.browser?.close();
+}

@@ -3,7 +3,7 @@
 // corrupt file; the developer panel shows the exact request and response.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, pasteFile, type App } from './app.ts';
+import { pasteFile, startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
 const panel = (page: Page) => page.locator('#panel-detect');
@@ -11,14 +11,8 @@ const panel = (page: Page) => page.locator('#panel-detect');
 let browser: Browser;
 let app: App;
 
-beforeAll(async () => {
-  browser = await launchBrowser('face');
-  app = await openApp(browser);
-});
-afterAll(async () => {
-  await app?.close();
-  await browser?.close();
-});
+beforeAll(async () => void ({ browser, app } = await startApp('face')));
+afterAll(() => stopApp({ browser, app }));
 
 describe('Detect & analyse', () => {
   test('a group photo: every face boxed, one card per face with attributes and emotions', async () => {

@@ -6,7 +6,7 @@
 // screen works at phone width, and a refused camera is explained.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openApp, type App } from './app.ts';
+import { openApp, startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
 const BIDEN = 'video/synthetic_panzoom_biden_vp9.webm';
@@ -20,14 +20,8 @@ const notice = (page: Page) => panel(page).locator('.notice');
 let browser: Browser;
 let app: App;
 
-beforeAll(async () => {
-  browser = await launchBrowser('face');
-  app = await openApp(browser, { path: '/#emotion' });
-});
-afterAll(async () => {
-  await app?.close();
-  await browser?.close();
-});
+beforeAll(async () => void ({ browser, app } = await startApp('face', { path: '/#emotion' })));
+afterAll(() => stopApp({ browser, app }));
 
 /** Counts the overlay canvas's painted pixels (boxes and labels over the video). */
 function paintedPixels(canvas: Locator): Promise<number> {

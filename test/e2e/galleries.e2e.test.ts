@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, pasteFile, type App } from './app.ts';
+import { openApp, pasteFile, startApp, stopApp, type App } from './app.ts';
 import { data, RUN_DIR } from './paths.ts';
 
 const panel = (page: Page) => page.locator('#panel-galleries');
@@ -25,14 +25,8 @@ async function enroll(page: Page, gallery: string, subject: string, photos: stri
   return (await form.locator('.results').textContent()) ?? '';
 }
 
-beforeAll(async () => {
-  browser = await launchBrowser('face');
-  app = await openApp(browser, { path: '/#galleries' });
-});
-afterAll(async () => {
-  await app?.close();
-  await browser?.close();
-});
+beforeAll(async () => void ({ browser, app } = await startApp('face', { path: '/#galleries' })));
+afterAll(() => stopApp({ browser, app }));
 
 describe('Galleries', () => {
   test('enroll two people; a group photo is refused with a clear reason', async () => {

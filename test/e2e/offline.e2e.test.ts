@@ -5,20 +5,16 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Browser, Request } from 'playwright-core';
 import { ORT_FILES } from '../../tools/vite-ort-assets.ts';
-import { launchBrowser, openApp, type App } from './app.ts';
+import { startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
 let browser: Browser;
 let app: App;
 
-beforeAll(async () => {
-  browser = await launchBrowser('face');
-  app = await openApp(browser);
-});
+beforeAll(async () => void ({ browser, app } = await startApp('face')));
 afterAll(async () => {
   await app?.context.setOffline(false);
-  await app?.close();
-  await browser?.close();
+  await stopApp({ browser, app });
 });
 
 const READY = /^Ready to work offline \((\d+) files, (\d+(?:\.\d)?) MB cached\)/;

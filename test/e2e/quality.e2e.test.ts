@@ -2,7 +2,7 @@
 // for bad files and a refused camera, and a layout that fits a phone.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, type App } from './app.ts';
+import { launchBrowser, openApp, startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
 const TABS = ['Detect & analyse', 'Galleries', 'Emotion video', 'Developer'];
@@ -10,14 +10,8 @@ const TABS = ['Detect & analyse', 'Galleries', 'Emotion video', 'Developer'];
 let browser: Browser;
 let app: App;
 
-beforeAll(async () => {
-  browser = await launchBrowser('pattern');
-  app = await openApp(browser);
-});
-afterAll(async () => {
-  await app?.close();
-  await browser?.close();
-});
+beforeAll(async () => void ({ browser, app } = await startApp('pattern')));
+afterAll(() => stopApp({ browser, app }));
 
 /** Visible form controls of the shown panel without an accessible name. */
 function unnamedControls(page: Page): Promise<string[]> {
