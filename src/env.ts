@@ -1,6 +1,7 @@
 // The engine's one configuration object: where models and ORT's WASM live, which
 // backend to prefer. Defaults suit the demo page served by vite; library users override.
 import { z } from 'zod';
+import { IMAGE_FORMATS } from './intake/sniff.ts';
 
 export const BackendPreferenceSchema = z.enum(['auto', 'wasm', 'webgpu']);
 export type BackendPreference = z.infer<typeof BackendPreferenceSchema>;
@@ -14,6 +15,12 @@ export const RuntimeEnvSchema = z.object({
   backend: BackendPreferenceSchema.default('auto'),
   /** WASM threads; default: every core, at most 4 */
   numThreads: z.number().int().min(1).max(16).optional(),
+  /**
+   * Image formats the face endpoints and /v2/media accept, decided by content. Default: every
+   * still format the browser decodes; `KAIROS_FORMATS` (['jpeg', 'png']) is the strict
+   * contract. Anything else is 5000. See docs/intake.md.
+   */
+  formats: z.array(z.enum(IMAGE_FORMATS)).min(1).default([...IMAGE_FORMATS]),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 export type RuntimeEnvInput = z.input<typeof RuntimeEnvSchema>;

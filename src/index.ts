@@ -29,3 +29,5 @@ export {
   type ServiceResults,
   type Services,
 } from './api/services.ts';
+// image formats: the default accepts every still format the browser decodes; KAIROS_FORMATS is the strict contract
+export { IMAGE_FORMATS, KAIROS_FORMATS, type ImageFormat } from './intake/sniff.ts';

@@ -20,7 +20,7 @@ export interface DecodedImage {
 }
 
 export interface DecodeOptions {
-  /** formats to accept; default ACCEPTED_FORMATS (JPEG, PNG) */
+  /** formats to accept; default ACCEPTED_FORMATS (every still format the browser decodes) */
   formats?: readonly ImageFormat[];
   signal?: AbortSignal;
   timeoutMs?: number;

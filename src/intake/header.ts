@@ -117,10 +117,77 @@ function webpHeader(b: Uint8Array): ImageHeader | undefined {
   }
 }
 
+/**
+ * AVIF (ISO-BMFF): the top-level boxes must all fit in the data and include the media data
+ * (`mdat`); the size is the largest image spatial extent (`ispe`) in `meta` — the primary image,
+ * not its thumbnail or alpha plane.
+ */
+function avifHeader(b: Uint8Array): ImageHeader | undefined {
+  let p = 0;
+  let meta: [number, number] | undefined;
+  let sawData = false;
+  let complete = true;
+  while (p + 8 <= b.length) {
+    let size = u32be(b, p);
+    const type = tag(b, p + 4);
+    let header = 8;
+    if (size === 1) {
+      if (p + 16 > b.length) return undefined;
+      size = u32be(b, p + 8) * 2 ** 32 + u32be(b, p + 12);
+      header = 16;
+    } else if (size === 0) size = b.length - p; // runs to the end of the file
+    if (size < header) return undefined;
+    if (p + size > b.length) complete = false;
+    if (type === 'meta') meta = [p + header, Math.min(b.length, p + size)];
+    if (type === 'mdat') sawData = true;
+    if (p + size > b.length) break;
+    p += size;
+  }
+  if (!meta) return undefined;
+  let width = 0;
+  let height = 0;
+  for (let i = meta[0]; i + 16 <= meta[1]; i++) {
+    if (b[i] !== 0x69 || tag(b, i) !== 'ispe') continue; // 'i'
+    const w = u32be(b, i + 8);
+    const h = u32be(b, i + 12);
+    if (w * h > width * height) [width, height] = [w, h];
+  }
+  if (width === 0 || height === 0) return undefined;
+  return { width, height, complete: complete && sawData };
+}
+
+/** Offset after a chain of GIF data sub-blocks starting at p, or undefined when the data ends first. */
+function gifSubBlocks(b: Uint8Array, p: number): number | undefined {
+  while (p < b.length) {
+    const n = b[p]!;
+    if (n === 0) return p + 1;
+    p += 1 + n;
+  }
+  return undefined;
+}
+
+/**
+ * GIF: complete when the first image (the frame the engine decodes) and its LZW data end
+ * inside the bytes; Chromium would otherwise show a partly drawn first frame.
+ */
 function gifHeader(b: Uint8Array): ImageHeader | undefined {
   if (b.length < 13) return undefined;
-  // completeness of GIF data is not checked: Chromium shows whatever frames arrived
-  return { width: u16le(b, 6), height: u16le(b, 8), complete: b.length > 13 };
+  const header = { width: u16le(b, 6), height: u16le(b, 8) };
+  let p = 13 + (b[10]! & 0x80 ? 3 << ((b[10]! & 7) + 1) : 0);
+  while (p < b.length) {
+    const block = b[p]!;
+    if (block === 0x21) {
+      const next = gifSubBlocks(b, p + 2);
+      if (next === undefined) break;
+      p = next;
+    } else if (block === 0x2c) {
+      if (p + 11 > b.length) break;
+      const packed = b[p + 9]!;
+      const data = p + 10 + (packed & 0x80 ? 3 << ((packed & 7) + 1) : 0) + 1; // + LZW minimum code size
+      return { ...header, complete: gifSubBlocks(b, data) !== undefined };
+    } else break; // trailer or garbage before any image
+  }
+  return { ...header, complete: false };
 }
 
 function bmpHeader(b: Uint8Array): ImageHeader | undefined {
@@ -141,6 +208,8 @@ export function readImageHeader(bytes: Uint8Array, format: ImageFormat): ImageHe
       return pngHeader(bytes);
     case 'webp':
       return webpHeader(bytes);
+    case 'avif':
+      return avifHeader(bytes);
     case 'gif':
       return gifHeader(bytes);
     case 'bmp':

@@ -14,7 +14,7 @@ export { readImageHeader, type ImageHeader } from './header.ts';
 export { ImageInputSchema, parseImageInput, parseImageString, type ImageInput, type ParsedImageString } from './image-input.ts';
 export { inspectImage, type ImageInfo } from './inspect.ts';
 export * from './limits.ts';
-export { ACCEPTED_FORMATS, IMAGE_FORMATS, sniffImageType, type ImageFormat } from './sniff.ts';
+export { ACCEPTED_FORMATS, IMAGE_FORMATS, KAIROS_FORMATS, sniffImageType, type ImageFormat } from './sniff.ts';
 
 export interface LoadOptions {
   /** the page's original network fetch (not a shimmed window.fetch); used only for URLs */

@@ -2,22 +2,26 @@
 // name or a declared MIME type), and which formats the engine accepts.
 
 /** Formats the engine knows how to check (header, completeness) and Chromium decodes. */
-export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'bmp';
-
-export const IMAGE_FORMATS: readonly ImageFormat[] = ['jpeg', 'png', 'webp', 'gif', 'bmp'];
+export const IMAGE_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'bmp'] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
 
 /**
- * Accepted by default: the service contract's JPG and PNG. WebP, GIF (first frame) and BMP
- * are recognised and rejected with 5000 unless a caller opts in via `formats`.
+ * Accepted by default: every still format the browser decodes (GIF: its first frame), because
+ * users of a page bring phone WebP/AVIF as often as JPEG. Callers who want the Kairos contract
+ * exactly pass `formats: KAIROS_FORMATS`.
  */
-export const ACCEPTED_FORMATS: readonly ImageFormat[] = ['jpeg', 'png'];
+export const ACCEPTED_FORMATS: readonly ImageFormat[] = IMAGE_FORMATS;
 
-export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', gif: 'GIF', bmp: 'BMP' };
+/** The service contract's formats: the strict mode. */
+export const KAIROS_FORMATS: readonly ImageFormat[] = ['jpeg', 'png'];
+
+export const FORMAT_NAMES: Record<ImageFormat, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', avif: 'AVIF', gif: 'GIF', bmp: 'BMP' };
 
 export const FORMAT_MIME: Record<ImageFormat, string> = {
   jpeg: 'image/jpeg',
   png: 'image/png',
   webp: 'image/webp',
+  avif: 'image/avif',
   gif: 'image/gif',
   bmp: 'image/bmp',
 };
@@ -30,8 +34,24 @@ const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
 /** BITMAPINFOHEADER sizes seen in real BMPs (core, info, v2..v5) */
 const BMP_DIB_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
 
+/** ISO-BMFF brands of AVIF stills and sequences (HEIC shares the `mif1`/`msf1` majors). */
+const AVIF_BRANDS = new Set(['avif', 'avis']);
+
+/** The major brand and the compatible brands of an ISO-BMFF `ftyp` box at offset 0. */
+export function ftypBrands(b: Uint8Array): string[] | undefined {
+  if (b.length < 12 || !startsWith(b, ascii('ftyp'), 4)) return undefined;
+  const size = ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
+  const end = Math.min(b.length, Math.max(12, size));
+  const brands = [String.fromCharCode(...b.subarray(8, 12))];
+  for (let p = 16; p + 4 <= end; p += 4) brands.push(String.fromCharCode(...b.subarray(p, p + 4)));
+  return brands;
+}
+
 export function sniffImageType(b: Uint8Array): ImageFormat | undefined {
   if (startsWith(b, [0xff, 0xd8, 0xff])) return 'jpeg';
+  const brands = ftypBrands(b);
+  // AVIF by its major brand, or a generic `mif1` still that lists avif among its compatible brands
+  if (brands && (AVIF_BRANDS.has(brands[0]!) || (/^m[is]f1$/.test(brands[0]!) && brands.some((x) => AVIF_BRANDS.has(x))))) return 'avif';
   if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
   if (startsWith(b, ascii('RIFF')) && startsWith(b, ascii('WEBP'), 8)) return 'webp';
   if (startsWith(b, ascii('GIF87a')) || startsWith(b, ascii('GIF89a'))) return 'gif';
@@ -46,7 +66,6 @@ export function sniffImageType(b: Uint8Array): ImageFormat | undefined {
 export function sniffOtherFormat(b: Uint8Array): string | undefined {
   if (startsWith(b, ascii('ftyp'), 4)) {
     const brand = String.fromCharCode(...b.subarray(8, 12));
-    if (/^avi[fs]$/.test(brand)) return 'AVIF';
     if (/^(heic|heix|hevc|hevx|heim|heis|mif1|msf1)$/.test(brand)) return 'HEIC/HEIF';
     return 'an ISO media (MP4/MOV) file';
   }

@@ -1,7 +1,7 @@
 // The `source` of POST /v2/media (pure parts): what kind of media the bytes hold (by magic
 // bytes only), the media_info.file name, and the limits.
 import { EngineError } from '../errors.ts';
-import { sniffImageType, sniffOtherFormat } from '../intake/sniff.ts';
+import { FORMAT_MIME, sniffImageType, sniffOtherFormat } from '../intake/sniff.ts';
 import type { MediaType } from './schema.ts';
 
 /** Largest accepted media file (upload or download): 512 MiB. */
@@ -19,14 +19,14 @@ export interface MediaKind {
 const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
 
 /**
- * Images: JPEG and PNG (the face endpoints' formats). Videos: WebM/Matroska (VP8, VP9, AV1)
- * and ISO media, i.e. MP4/MOV (H.264, AV1) — whatever Chromium's <video> then decodes.
- * Anything else is error 5000 naming what was sent when it can.
+ * Images: every still format intake knows (JPEG, PNG, WebP, AVIF, GIF, BMP); the engine's
+ * `formats` option then decides in the vision worker, as for the face endpoints. Videos:
+ * WebM/Matroska (VP8, VP9, AV1) and ISO media, i.e. MP4/MOV (H.264, AV1) — whatever
+ * Chromium's <video> then decodes. Anything else is error 5000 naming what was sent when it can.
  */
 export function sniffMedia(b: Uint8Array): MediaKind {
   const image = sniffImageType(b);
-  if (image === 'jpeg') return { type: 'image', mimeType: 'image/jpeg' };
-  if (image === 'png') return { type: 'image', mimeType: 'image/png' };
+  if (image) return { type: 'image', mimeType: FORMAT_MIME[image] };
   if (b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) {
     const head = ascii(b, 0, Math.min(b.length, SNIFF_BYTES));
     return { type: 'video', mimeType: head.includes('matroska') ? 'video/x-matroska' : 'video/webm' };
@@ -38,10 +38,10 @@ export function sniffMedia(b: Uint8Array): MediaKind {
     }
   }
   if (b.length === 0) throw new EngineError('IMAGE_DECODE', 'the media file is empty (0 bytes)');
-  const other = image ? image.toUpperCase() : sniffOtherFormat(b);
+  const other = sniffOtherFormat(b);
   throw new EngineError(
     'IMAGE_DECODE',
-    `unsupported media format${other ? ` (${other})` : ''}: send a JPEG or PNG image, or a WebM (VP8/VP9/AV1) or MP4 (H.264) video`,
+    `unsupported media format${other ? ` (${other})` : ''}: send an image (JPEG, PNG, WebP, AVIF, GIF, BMP) or a WebM (VP8/VP9/AV1) or MP4 (H.264) video`,
   );
 }
 

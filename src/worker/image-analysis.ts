@@ -1,6 +1,6 @@
 // One image through the whole pipeline: intake → detection → per-face analysis.
 import { EngineError } from '../errors.ts';
-import { intakeImage, type ImageInput } from '../intake/index.ts';
+import { intakeImage, type ImageFormat, type ImageInput } from '../intake/index.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
@@ -74,10 +74,10 @@ export interface ImageAnalysis {
 export async function analyzeImage(
   input: ImageInput | Uint8Array,
   options: ImageAnalysisOptions,
-  deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch },
+  deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch; formats?: readonly ImageFormat[] },
 ): Promise<ImageAnalysis> {
   const started = performance.now();
-  const image = await intakeImage(input, { fetch: deps.fetch });
+  const image = await intakeImage(input, { fetch: deps.fetch, formats: deps.formats });
   try {
     const analysis = await analyzeBitmap(image.bitmap, options, deps);
     analysis.format = image.format;

@@ -41,7 +41,7 @@ async function blankDetectionPass(models: ModelRegistry): Promise<number> {
 }
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
-let ready: Promise<{ backend: OrtBackend; models: ModelRegistry }> | undefined;
+let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats'] }> | undefined;
 const crops = new CropRenderer();
 
 function requireReady() {
@@ -53,7 +53,7 @@ const api = {
   async init(env: RuntimeEnv): Promise<BackendInfo> {
     ready ??= (async () => {
       const backend = await OrtBackend.create(env);
-      return { backend, models: await ModelRegistry.open(backend, env.modelBaseUrl) };
+      return { backend, models: await ModelRegistry.open(backend, env.modelBaseUrl), formats: env.formats };
     })();
     return (await ready).backend.info;
   },
@@ -91,9 +91,9 @@ const api = {
 
   /** The whole pipeline on one image: decode, detect, mesh, attributes. */
   async analyze(input: Blob | string | Uint8Array, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
-    const { models } = await requireReady();
+    const { models, formats } = await requireReady();
     // the worker's own fetch is the real network: a page-level fetch shim never reaches here
-    return toResult(() => analyzeImage(input, options, { models, crops, fetch: globalThis.fetch.bind(globalThis) }));
+    return toResult(() => analyzeImage(input, options, { models, crops, formats, fetch: globalThis.fetch.bind(globalThis) }));
   },
 
   /** The pipeline on a decoded frame (transfer it: the worker closes it when done). */

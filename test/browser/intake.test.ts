@@ -10,7 +10,7 @@ import obamaRgbaUrl from '../../../shared/data/faces/obama/obama2_rgba32.png?url
 import pennyUrl from '../../../shared/data/faces/penny/penny1.png?url';
 import { EngineError } from '../../src/errors.ts';
 import { withJpegOrientation } from '../../src/intake/exif.ts';
-import { intakeImage, MAX_PIXELS, type DecodedImage, type IntakeOptions } from '../../src/intake/index.ts';
+import { intakeImage, KAIROS_FORMATS, MAX_PIXELS, type DecodedImage, type IntakeOptions } from '../../src/intake/index.ts';
 
 const badUrls = import.meta.glob('../../../shared/data/bad/*', { query: '?url', import: 'default', eager: true }) as Record<string, string>;
 
@@ -87,14 +87,14 @@ function withExif(jpeg: Uint8Array, orientation: number): Uint8Array {
 }
 
 describe('every file of bad/ gets a defined answer, fast', () => {
-  const expected: Record<string, number | 'decodes'> = {
+  const expected: Record<string, number | [string, number, number]> = {
     'not_an_image.jpg': 5000,
     'one_pixel.jpg': 5002,
     'one_pixel.png': 5002,
-    'png_with_jpg_extension.jpg': 'decodes', // a valid PNG: the name lies, content decides
+    'png_with_jpg_extension.jpg': ['png', 150, 150], // a valid PNG: the name lies, content decides
     'truncated_40pct.jpg': 5000,
     'truncated_header_only.png': 5000,
-    'webp_with_jpg_extension.jpg': 5000, // WebP is outside the default JPG/PNG contract
+    'webp_with_jpg_extension.jpg': ['webp', 288, 439], // a valid WebP, accepted by default
     'zero_bytes.jpg': 5000,
   };
 
@@ -109,9 +109,9 @@ describe('every file of bad/ gets a defined answer, fast', () => {
       const inputs = [new File([bytes], name, { type: 'image/jpeg' }), toBase64(bytes), absolute(url)];
       for (const input of inputs) {
         const started = performance.now();
-        if (outcome === 'decodes') {
+        if (Array.isArray(outcome)) {
           const img = await within(5000, intakeImage(input, opts));
-          expect([img.format, img.width, img.height]).toEqual(['png', 150, 150]);
+          expect([img.format, img.width, img.height]).toEqual(outcome);
           img.bitmap.close();
         } else if (name === 'zero_bytes.jpg' && typeof input === 'string' && !input.startsWith('http')) {
           // an empty base64 string is an empty parameter
@@ -142,11 +142,10 @@ describe('every file of bad/ gets a defined answer, fast', () => {
     expect(seen.png).toMatch(/^fails/);
   });
 
-  it('WebP decodes when the caller opts in', async () => {
+  it('WebP is refused with 5000 by the strict Kairos formats', async () => {
     const url = Object.entries(badUrls).find(([p]) => p.endsWith('/webp_with_jpg_extension.jpg'))![1];
-    const img = await intakeImage(await blobOf(url), { ...opts, formats: ['jpeg', 'png', 'webp'] });
-    expect([img.format, img.width, img.height]).toEqual(['webp', 288, 439]);
-    img.bitmap.close();
+    const e = await failure(intakeImage(await blobOf(url), { ...opts, formats: KAIROS_FORMATS }));
+    expect([e.failure.code, e.message]).toEqual([5000, 'bad image format: WebP images are not accepted; send JPEG, PNG']);
   });
 });
 

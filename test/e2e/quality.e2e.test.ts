@@ -56,8 +56,8 @@ describe('Quality', () => {
   });
 
   test.each([
-    ['bad/not_an_image.jpg', /not a photo the engine can read \(use a JPEG or PNG\)/],
-    ['bad/webp_with_jpg_extension.jpg', /not a photo the engine can read/],
+    ['bad/not_an_image.jpg', /not a photo the engine can read \(use a JPEG, PNG, WebP, AVIF, GIF or BMP photo\)/],
+    ['bad/truncated_header_only.png', /not a photo the engine can read/],
     ['bad/truncated_40pct.jpg', /error 5000/],
     ['bad/zero_bytes.jpg', /error \d{4}/],
   ])('a bad file (%s) gets a clear message', async (file, message) => {
@@ -68,6 +68,14 @@ describe('Quality', () => {
     await expect.poll(() => panel.locator('.notice[role=alert]').textContent(), { timeout: 60_000 }).toMatch(message);
     expect(await panel.locator('.result').isHidden()).toBe(true);
     if (file.includes('not_an_image')) await app.screenshot('detect-bad-file');
+  });
+
+  test('a WebP phone photo (named .jpg) is analysed like any photo', async () => {
+    const { page } = app;
+    await page.getByRole('tab', { name: TABS[0] }).click();
+    const panel = page.locator('#panel-detect');
+    await panel.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data('bad/webp_with_jpg_extension.jpg'));
+    await expect.poll(() => panel.locator('.summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in webp_with_jpg_extension\.jpg/);
   });
 
   test('a refused camera is explained', async () => {

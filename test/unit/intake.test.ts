@@ -17,7 +17,7 @@ import {
   MAX_URL_LENGTH,
   MIN_SIDE,
 } from '../../src/intake/limits.ts';
-import { IMAGE_FORMATS, sniffImageType, sniffOtherFormat } from '../../src/intake/sniff.ts';
+import { IMAGE_FORMATS, KAIROS_FORMATS, sniffImageType, sniffOtherFormat } from '../../src/intake/sniff.ts';
 
 const DATA = new URL('../../../shared/data/', import.meta.url);
 const read = (path: string) => new Uint8Array(readFileSync(new URL(path, DATA)));
@@ -195,7 +195,31 @@ describe('sniffImageType', () => {
     expect(sniffOtherFormat(heic)).toBe('HEIC/HEIF');
     expect(sniffOtherFormat(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBe('SVG');
     expect(sniffOtherFormat(read('bad/not_an_image.jpg'))).toBeUndefined();
-    expect(IMAGE_FORMATS).toEqual(['jpeg', 'png', 'webp', 'gif', 'bmp']);
+    expect(IMAGE_FORMATS).toEqual(['jpeg', 'png', 'webp', 'avif', 'gif', 'bmp']);
+  });
+
+  it('recognises AVIF by its brands and reads its size and completeness from the boxes', () => {
+    const box = (type: string, payload: number[]) => {
+      const b = new Uint8Array(8 + payload.length);
+      new DataView(b.buffer).setUint32(0, b.length);
+      b.set(new TextEncoder().encode(type), 4);
+      b.set(payload, 8);
+      return [...b];
+    };
+    const u32 = (v: number) => [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+    const brand = (s: string) => [...new TextEncoder().encode(s)];
+    // a thumbnail ispe (64x48) before the primary one (1200x900): the largest is the image
+    const ispe = (w: number, h: number) => box('ispe', [0, 0, 0, 0, ...u32(w), ...u32(h)]);
+    const meta = box('meta', [0, 0, 0, 0, ...box('iprp', box('ipco', [...ispe(64, 48), ...ispe(1200, 900)]))]);
+    const avif = (major: string, compat: string[]) =>
+      new Uint8Array([...box('ftyp', [...brand(major), 0, 0, 0, 0, ...compat.flatMap(brand)]), ...meta, ...box('mdat', Array(40).fill(7))]);
+    const file = avif('avif', ['mif1', 'miaf']);
+    expect(sniffImageType(file)).toBe('avif');
+    expect(sniffImageType(avif('mif1', ['avif', 'miaf']))).toBe('avif');
+    expect(sniffImageType(avif('mif1', ['heic']))).toBeUndefined();
+    expect(readImageHeader(file, 'avif')).toEqual({ width: 1200, height: 900, complete: true });
+    expect(readImageHeader(file.subarray(0, file.length - 10), 'avif')?.complete).toBe(false);
+    expect(readImageHeader(file.subarray(0, 40), 'avif')).toBeUndefined(); // the meta box is cut: no size
   });
 });
 
@@ -307,7 +331,7 @@ describe('inspectImage: what every file of bad/ yields before decoding', () => {
     'png_with_jpg_extension.jpg': 'ok',
     'truncated_40pct.jpg': 5000,
     'truncated_header_only.png': 5000,
-    'webp_with_jpg_extension.jpg': 5000,
+    'webp_with_jpg_extension.jpg': 'ok',
     'zero_bytes.jpg': 5000,
   };
   const badFiles = manifest.files.filter((f) => f.kind === 'bad');
@@ -331,20 +355,21 @@ describe('inspectImage: what every file of bad/ yields before decoding', () => {
       }
     };
     expect(msg('zero_bytes.jpg')).toMatch(/empty/);
-    expect(msg('not_an_image.jpg')).toMatch(/not a recognised image.*JPEG, PNG/);
-    expect(msg('webp_with_jpg_extension.jpg')).toMatch(/WebP images are not accepted/);
+    expect(msg('not_an_image.jpg')).toMatch(/not a recognised image.*JPEG, PNG, WebP, AVIF, GIF, BMP/);
     expect(msg('truncated_40pct.jpg')).toMatch(/JPEG data is truncated/);
     expect(msg('truncated_header_only.png')).toMatch(/PNG data is truncated/);
     expect(msg('one_pixel.png')).toMatch(/no faces found.*1x1 px/);
   });
 
-  it('WebP is accepted when a caller opts in', () => {
-    expect(inspectImage(read('bad/webp_with_jpg_extension.jpg'), ['jpeg', 'png', 'webp'])).toMatchObject({
+  it('WebP is accepted by default and refused by the strict Kairos formats', () => {
+    expect(inspectImage(read('bad/webp_with_jpg_extension.jpg'))).toMatchObject({
       format: 'webp',
       storedWidth: 288,
       storedHeight: 439,
       orientation: 1,
     });
+    expect(codeOf(() => inspectImage(read('bad/webp_with_jpg_extension.jpg'), KAIROS_FORMATS))).toBe(5000);
+    expect(() => inspectImage(read('bad/webp_with_jpg_extension.jpg'), KAIROS_FORMATS)).toThrow(/WebP images are not accepted; send JPEG, PNG/);
   });
 
   it('every face and group image passes, with its orientation', () => {

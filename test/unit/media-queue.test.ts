@@ -137,6 +137,9 @@ describe('media sources', () => {
     expect(sniffMedia(bytes([0x1a, 0x45, 0xdf, 0xa3], '\x9fB\x82\x88matroska'))).toEqual({ type: 'video', mimeType: 'video/x-matroska' });
     expect(sniffMedia(bytes([0, 0, 0, 0x20], 'ftypisom', [0, 0, 2, 0]))).toEqual({ type: 'video', mimeType: 'video/mp4' });
     expect(sniffMedia(bytes([0, 0, 0, 0x14], 'ftypqt  ', [0, 0, 0, 0]))).toEqual({ type: 'video', mimeType: 'video/quicktime' });
+    // every still format intake knows is an image here too (the engine's formats option decides later)
+    expect(sniffMedia(bytes('GIF89a', Array(20).fill(0)))).toEqual({ type: 'image', mimeType: 'image/gif' });
+    expect(sniffMedia(bytes([0, 0, 0, 0x1c], 'ftypavif', [0, 0, 0, 0], 'mif1miaf'))).toEqual({ type: 'image', mimeType: 'image/avif' });
   });
 
   it('rejects other formats with 5000, naming them when it can', () => {
@@ -149,7 +152,7 @@ describe('media sources', () => {
       }
     };
     expect(code(bytes([0, 0, 0, 0x18], 'ftypheic', [0, 0, 0, 0]))).toMatch(/^5000 .*HEIC/);
-    expect(code(bytes('GIF89a', Array(20).fill(0)))).toMatch(/^5000 .*GIF/);
+    expect(code(bytes('%PDF-1.7', Array(20).fill(0)))).toMatch(/^5000 .*PDF/);
     expect(code(bytes('hello world, not media'))).toMatch(/^5000 unsupported media format/);
     expect(code(new Uint8Array())).toMatch(/^5000 .*empty/);
   });

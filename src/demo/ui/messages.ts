@@ -5,7 +5,7 @@ import type { ApiError } from './api-client.ts';
 const SENTENCES: Record<number, string> = {
   1002: 'Something required is missing.',
   3003: 'The app_id/app_key pair was refused.',
-  5000: 'This file is not a photo the engine can read (use a JPEG or PNG).',
+  5000: 'This file is not a photo the engine can read (use a JPEG, PNG, WebP, AVIF, GIF or BMP photo).',
   5001: 'The image could not be fetched.',
   5002: 'No face found in this photo.',
   5003: 'That subject is not in the gallery.',

@@ -14,7 +14,7 @@ export interface PhotoPickerOptions {
   onPhotos(files: File[]): void;
   /** camera problems and refused files */
   onProblem(message: string): void;
-  /** accepted types; default JPEG and PNG (what the engine reads) */
+  /** accepted types; default every still format the engine reads */
   accept?: string;
 }
 
@@ -50,7 +50,7 @@ function routePaste(e: ClipboardEvent): void {
 }
 
 export function photoPicker(options: PhotoPickerOptions): HTMLElement {
-  const accept = options.accept ?? 'image/jpeg,image/png';
+  const accept = options.accept ?? 'image/jpeg,image/png,image/webp,image/avif,image/gif,image/bmp';
   const input = h('input', { type: 'file', accept, multiple: options.multiple, class: 'visually-hidden' });
   const video = h('video', { class: 'camera-preview', 'aria-label': 'Webcam preview', muted: true, playsinline: true });
   const cameraBox = h('div', { class: 'camera-box' });
