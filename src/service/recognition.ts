@@ -4,6 +4,7 @@ import { MIN_HEAD_SCALE } from '../api/detect-schema.ts';
 import type { EnrollResponse, RecognizeResponse, VerifyResponse } from '../api/schemas.ts';
 import type { ServiceCall, ServiceParams, Services } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
+import { FORMAT_MIME, type ImageFormat } from '../intake/sniff.ts';
 import { parseSelector, type SelectorFlags } from '../vision/selector.ts';
 import type { FaceAnalysis } from '../worker/face-analyzer.ts';
 import type { ImageAnalysis } from '../worker/image-analysis.ts';
@@ -21,6 +22,7 @@ async function facesWithEmbeddings(
   selector: SelectorFlags,
   minHeadScale: number,
   demographics: boolean,
+  keepEncoded = false,
 ): Promise<ImageAnalysis> {
   const result = await vision.analyze(image, {
     minHeadScale,
@@ -29,6 +31,7 @@ async function facesWithEmbeddings(
     emotion: false,
     keepMesh: false,
     embed: { models: [EMBEDDING.model], flip: EMBEDDING.flip },
+    keepEncoded,
   });
   if (!result.ok) throw new EngineError(result.error.kind, result.error.message);
   if (result.value.faces.length === 0) throw new EngineError('NO_FACES');
@@ -48,10 +51,12 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
   return {
     async enroll({ appId, storeImage, params }: ServiceCall<ServiceParams<'enroll'>>): Promise<EnrollResponse> {
       const selector = parseSelector(params.selector);
-      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true);
+      // base64 and URL images come back from the worker as the bytes it decoded (one download)
+      const fromString = storeImage && typeof params.image === 'string';
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true, fromString);
       if (!params.multiple_faces && analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
       const faces = params.multiple_faces ? analysis.faces : analysis.faces.slice(0, 1);
-      const image = storeImage && params.image instanceof Blob ? params.image : undefined;
+      const image = storeImage ? storedPhoto(params.image, analysis) : undefined;
       const refs = await store.addTemplates(
         appId,
         params.gallery_name,
@@ -172,6 +177,17 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       };
     },
   };
+}
+
+/**
+ * The photo kept with the templates, whatever its transport: an upload as sent, base64 or a URL
+ * as the bytes the worker decoded; typed by its content (the declared type may be wrong or absent).
+ */
+function storedPhoto(image: string | Blob, analysis: ImageAnalysis): Blob | undefined {
+  const mimeType = FORMAT_MIME[analysis.format as ImageFormat];
+  if (image instanceof Blob) return !mimeType || image.type === mimeType ? image : new Blob([image], { type: mimeType });
+  const encoded = analysis.encoded;
+  return encoded ? new Blob([encoded.bytes as Uint8Array<ArrayBuffer>], { type: encoded.mimeType }) : undefined;
 }
 
 /** Both embeddings are L2-normalised, so the dot product is their cosine similarity. */

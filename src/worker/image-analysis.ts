@@ -1,6 +1,7 @@
 // One image through the whole pipeline: intake → detection → per-face analysis.
 import { EngineError } from '../errors.ts';
-import { intakeImage, type ImageFormat, type ImageInput } from '../intake/index.ts';
+import { decodeImage, loadImageBytes, type ImageFormat, type ImageInput } from '../intake/index.ts';
+import { FORMAT_MIME } from '../intake/sniff.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
@@ -48,6 +49,8 @@ export interface ImageAnalysisOptions {
   embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
   /** overrides of the tuned detection settings (for evaluation runs) */
   detection?: Partial<DetectionSettings>;
+  /** return the encoded bytes that were decoded (base64 or URL input: the service keeps the photo) */
+  keepEncoded?: boolean;
 }
 
 export interface ImageTimings {
@@ -67,6 +70,8 @@ export interface ImageAnalysis {
   format: string;
   /** largest face first */
   faces: FaceAnalysis[];
+  /** the encoded image as read (downloaded or base64-decoded), when `keepEncoded` asked for it */
+  encoded?: { bytes: Uint8Array; mimeType: string };
   detector: DetectorStats;
   timings: ImageTimings;
 }
@@ -77,10 +82,12 @@ export async function analyzeImage(
   deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch; formats?: readonly ImageFormat[] },
 ): Promise<ImageAnalysis> {
   const started = performance.now();
-  const image = await intakeImage(input, { fetch: deps.fetch, formats: deps.formats });
+  const bytes = await loadImageBytes(input, { fetch: deps.fetch });
+  const image = await decodeImage(bytes, { formats: deps.formats });
   try {
     const analysis = await analyzeBitmap(image.bitmap, options, deps);
     analysis.format = image.format;
+    if (options.keepEncoded) analysis.encoded = { bytes, mimeType: FORMAT_MIME[image.format] };
     analysis.timings.decode = analysis.timings.decode + (performance.now() - started - analysis.timings.total);
     analysis.timings.total = performance.now() - started;
     return analysis;

@@ -8,7 +8,6 @@ import biden2Url from '../../../shared/data/faces/biden/biden2.jpg?url';
 import pairUrl from '../../../shared/data/groups/obama_and_biden.jpg?url';
 import whiteUrl from '../../../shared/data/negatives/white_150.png?url';
 import { createEngine, type Engine } from '../../src/index.ts';
-import { GalleryStore } from '../../src/store/index.ts';
 
 const storageName = `recognition-test-${Date.now()}`;
 let engine: Engine;
@@ -101,16 +100,49 @@ describe('recognition', () => {
     expect(code(await engine.galleryView({ gallery_name: g }))).toBe(5004);
   });
 
-  it('store_image:false keeps no photo; with it the photo is stored', async () => {
-    const kept = body(await engine.enroll({ image: await blobOf(obamaUrl), subject_id: 'kept', gallery_name: 'photos' }));
-    const dropped = body(await engine.enroll({ image: await blobOf(obamaUrl), subject_id: 'dropped', gallery_name: 'photos' }, { storeImage: false }));
-    const store = await GalleryStore.open({ name: storageName, broadcast: false });
-    try {
-      expect(await store.imageOf(engine.appId, 'photos', 'kept', kept.face_id)).toBeInstanceOf(Blob);
-      expect(await store.imageOf(engine.appId, 'photos', 'dropped', dropped.face_id)).toBeUndefined();
-    } finally {
-      store.close();
+  describe('store_image: every enrolled photo is kept whatever its transport, unless store_image is false', () => {
+    const bytesOf = async (url: string) => new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const base64 = (b: Uint8Array) => {
+      let s = '';
+      for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+      return btoa(s);
+    };
+    const transports: Record<string, (b: Uint8Array) => Blob | string> = {
+      upload: (b) => new File([b as Uint8Array<ArrayBuffer>], 'obama.jpg'), // no declared type: content decides
+      base64: (b) => base64(b),
+      'data: URL': (b) => `data:image/jpeg;base64,${base64(b)}`,
+      URL: () => new URL(obamaUrl, location.href).href,
+    };
+    for (const [transport, image] of Object.entries(transports)) {
+      it(`${transport}: the photo is stored byte for byte (typed by its content); store_image false stores none`, async () => {
+        const source = await bytesOf(obamaUrl);
+        const subject = `kept-${transport}`;
+        const kept = body(await engine.enroll({ image: image(source), subject_id: subject, gallery_name: 'photos' }));
+        const photo = body(await engine.templateImage({ gallery_name: 'photos', subject_id: subject, face_id: kept.face_id }));
+        expect(photo, transport).not.toBeNull();
+        expect(photo!.image.type).toBe('image/jpeg');
+        expect(new Uint8Array(await photo!.image.arrayBuffer())).toEqual(source);
+        const dropped = body(await engine.enroll({ image: image(source), subject_id: `dropped-${transport}`, gallery_name: 'photos' }, { storeImage: false }));
+        expect(await engine.templateImage({ gallery_name: 'photos', subject_id: `dropped-${transport}`, face_id: dropped.face_id })).toBeNull();
+      });
     }
+
+    it('a Kairos client posting base64 JSON keeps its photo; the store_image: false header keeps none', async () => {
+      const image = base64(await bytesOf(obamaUrl));
+      const post = async (subject: string, headers: Record<string, string> = {}) => {
+        const r = await engine.handle(
+          new Request('https://api.kairos.com/enroll', {
+            method: 'POST',
+            headers: { app_id: 'demo', app_key: 'demo', 'Content-Type': 'application/json', ...headers },
+            body: JSON.stringify({ image, subject_id: subject, gallery_name: 'http-photos' }),
+          }),
+        );
+        const face = ((await r.json()) as { face_id: string }).face_id;
+        return engine.templateImage({ gallery_name: 'http-photos', subject_id: subject, face_id: face }, { appId: 'demo' });
+      };
+      expect(body(await post('kept'))?.image.size).toBeGreaterThan(1000);
+      expect(await post('dropped', { store_image: 'false' })).toBeNull();
+    });
   });
 
   it('galleries persist for a new engine on the same storage, and accounts are isolated', async () => {
