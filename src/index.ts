@@ -31,3 +31,7 @@ export {
 } from './api/services.ts';
 // image formats: the default accepts every still format the browser decodes; KAIROS_FORMATS is the strict contract
 export { IMAGE_FORMATS, KAIROS_FORMATS, type ImageFormat } from './intake/sniff.ts';
+// live video (engine.watch): docs/live.md
+export type { LiveWatch, WatchCallOptions } from './live/watch.ts';
+export type { WatchSource } from './live/frame-source.ts';
+export { LIVE_ANALYSES, type LiveAnalyses, type LiveEmotions, type LiveFace, type LiveFrame, type WatchOptionsInput } from './live/options.ts';

@@ -46,6 +46,9 @@ import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
 import { startVisionWorker } from './vision-client.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
+import { galleryMatcher } from '../live/recognition.ts';
+import { watch, type LiveWatch, type WatchCallOptions } from '../live/watch.ts';
+import type { WatchSource } from '../live/frame-source.ts';
 
 /**
  * Runtime (modelBaseUrl, ortWasmBaseUrl, backend, numThreads — src/env.ts) plus the request
@@ -140,6 +143,11 @@ export interface Engine {
    * are answered, waiting for at most one model's load or run.
    */
   warmUp(): Promise<WarmUpReport>;
+  /**
+   * Live video: follows the faces of a <video>, a MediaStream or a VideoFrame iterator frame by
+   * frame (track ids, boxes, landmarks, pose, emotions; names with `galleryName`) — docs/live.md.
+   */
+  watch(source: WatchSource, options?: WatchCallOptions): LiveWatch;
   /** Runtime diagnostics for developer tools: model load times, per-stage timings, start-up time (src/engine/diagnostics.ts). */
   readonly diagnostics: EngineDiagnostics;
   /**
@@ -235,6 +243,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const done = await vision.api.warmUp();
       return { ...done, ms: performance.now() - begun };
     },
+    watch: (source, o) => watch({ vision: vision.api, ...galleryMatcher(recognitionStore(galleries, searchIndex), api.appId) }, source, o),
     diagnostics: {
       modelLoads: () => vision.api.modelLoads(),
       onTimings: (listener) => timings.subscribe(listener),

@@ -49,6 +49,11 @@ export interface Observation {
   box: Box;
   /** L2-normalised embedding, when computed */
   embedding?: ArrayLike<number>;
+  /**
+   * the track this observation is known to continue (live video: the face was followed from
+   * the previous frame's box); it keeps that id whatever the cues say, if the track is free
+   */
+  continues?: string;
 }
 
 interface Track {
@@ -129,18 +134,35 @@ export class FaceTracker {
     return undefined;
   }
 
+  /**
+   * A camera cut (live video): no track continues by overlap or nearness any more, since a face
+   * now at a track's old place is someone else's; appearance can still re-identify.
+   */
+  cut(): void {
+    for (const t of this.tracks) t.lastMs = -Infinity;
+  }
+
   /** The person id of each observation of the frame at `timeMs` (times must not decrease). */
   update(timeMs: number, observations: readonly Observation[]): string[] {
+    const trackOf = new Array<number | undefined>(observations.length);
+    const usedTracks = new Set<number>();
+    observations.forEach((obs, o) => {
+      const t = obs.continues === undefined ? -1 : this.tracks.findIndex((k) => k.id === obs.continues);
+      if (t >= 0 && !usedTracks.has(t)) {
+        trackOf[o] = t;
+        usedTracks.add(t);
+      }
+    });
     const pairs: { t: number; o: number; s: number }[] = [];
     this.tracks.forEach((track, t) => {
+      if (usedTracks.has(t)) return;
       observations.forEach((obs, o) => {
+        if (trackOf[o] !== undefined) return;
         const s = this.score(track, obs, timeMs);
         if (s !== undefined) pairs.push({ t, o, s });
       });
     });
     pairs.sort((a, b) => b.s - a.s || a.t - b.t || a.o - b.o);
-    const trackOf = new Array<number | undefined>(observations.length);
-    const usedTracks = new Set<number>();
     for (const p of pairs) {
       if (trackOf[p.o] !== undefined || usedTracks.has(p.t)) continue;
       trackOf[p.o] = p.t;

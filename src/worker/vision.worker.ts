@@ -8,6 +8,7 @@ import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
 import { analyzeBitmap, analyzeImage, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
+import { liveWorkerApi } from './live-session.ts';
 
 /** What warmUp() did: each model's load and first run, then one detection pass. */
 export interface WorkerWarmUp {
@@ -105,6 +106,9 @@ const api = {
       frame.close();
     }
   },
+
+  // engine.watch(): live sessions (src/worker/live-session.ts)
+  ...liveWorkerApi(requireReady, crops),
 };
 
 export type VisionWorkerApi = typeof api;

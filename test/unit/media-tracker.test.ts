@@ -151,3 +151,43 @@ describe('FaceTracker', () => {
     );
   });
 });
+
+describe('FaceTracker in live video (continues, cut)', () => {
+  const box = (x: number, size = 80): Box => ({ x, y: 100, width: size, height: size });
+
+  it('an observation that continues a track keeps its id even after a jump no cue would accept', () => {
+    const t = new FaceTracker();
+    const [a] = t.update(0, [{ box: box(100) }]);
+    // a follower re-seeded from the detector far from its last box, and a stranger where it was
+    const ids = t.update(40, [{ box: box(100) }, { box: box(400, 140), continues: a }]);
+    expect(ids[1]).toBe(a);
+    expect(ids[0]).not.toBe(a);
+  });
+
+  it('without the hint the same jump starts a new id', () => {
+    const t = new FaceTracker();
+    const [a] = t.update(0, [{ box: box(100) }]);
+    expect(t.update(40, [{ box: box(400, 140) }])[0]).not.toBe(a);
+  });
+
+  it('a continues hint for an unknown or already claimed track falls back to the cues', () => {
+    const t = new FaceTracker();
+    const [a] = t.update(0, [{ box: box(100) }]);
+    const ids = t.update(40, [{ box: box(102), continues: a }, { box: box(104), continues: a }, { box: box(300), continues: 'nope' }]);
+    expect(ids[0]).toBe(a);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('after a cut a face at a track’s old place is someone new, but appearance still re-identifies', () => {
+    const person = people(2, 7);
+    const t = new FaceTracker();
+    const [a, b] = t.update(0, [{ box: box(100), embedding: person(0) }, { box: box(400) }]);
+    t.cut();
+    // same place, no embedding: new id (overlap no longer counts)
+    const [c] = t.update(40, [{ box: box(400) }]);
+    expect(c).not.toBe(b);
+    // person 0 seen again anywhere: re-identified by appearance
+    t.cut();
+    expect(t.update(80, [{ box: box(250), embedding: person(0) }])[0]).toBe(a);
+  });
+});
