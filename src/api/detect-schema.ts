@@ -1,6 +1,7 @@
 // The /detect request and response shapes of the Kairos interface, as zod schemas
 // (types are inferred from them, never written twice).
 import { z } from 'zod';
+import { UNKNOWN } from './field-audit.ts';
 import { ImageSchema, MIN_HEAD_SCALE, MinHeadScaleSchema, SelectorSchema } from './params.ts';
 
 export { MIN_HEAD_SCALE };
@@ -26,7 +27,8 @@ export const AttributesSchema = z.object({
   gender: GenderSchema,
   asian: fraction,
   black: fraction,
-  hispanic: fraction,
+  /** not measured by any model here: always UNKNOWN.number (-1), see docs/api.md */
+  hispanic: fraction.or(z.literal(UNKNOWN.number)),
   white: fraction,
   other: fraction,
   lips: z.enum(['Together', 'Apart']).optional(),

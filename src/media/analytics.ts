@@ -1,5 +1,6 @@
 // A complete media object → the analytics object of GET /v2/analytics/{id} (pure): one
 // impression per person_id, in order of first appearance. Definitions in docs/emotion.md.
+import { UNKNOWN } from '../api/field-audit.ts';
 import { EMOTION_NAMES, emotionScore, GENDER_CODE, GLASSES_CODE, round, type Emotions } from './metrics.ts';
 import type { Analytics, CompleteMedia, Impression, MediaPerson } from './schema.ts';
 
@@ -35,8 +36,10 @@ export function analyticsOf(media: CompleteMedia): Analytics {
   for (const [id, list] of sightings) {
     const people = list.map((s) => s.person);
     const n = people.length;
+    // sightings whose emotions could not be measured (-1) do not count; none measured → unknown
+    const felt = people.filter((p) => p.emotions.anger !== UNKNOWN.number);
     const average = Object.fromEntries(
-      EMOTION_NAMES.map((name) => [name, round(people.reduce((s, p) => s + p.emotions[name], 0) / n, 2)]),
+      EMOTION_NAMES.map((name) => [name, felt.length ? round(felt.reduce((s, p) => s + p.emotions[name], 0) / felt.length, 2) : UNKNOWN.number]),
     ) as Emotions;
     const last = people[n - 1]!;
     impressions.push({
@@ -48,7 +51,7 @@ export function analyticsOf(media: CompleteMedia): Analytics {
         gender: GENDER_CODE[mode(people.map((p) => p.demographics.gender))],
       },
       duration: round((list[n - 1]!.time - list[0]!.time + interval) / 1000, 3),
-      emotion_score: emotionScore(average),
+      emotion_score: felt.length ? emotionScore(average) : { negative: UNKNOWN.number, neutral: UNKNOWN.number, positive: UNKNOWN.number },
       tracking: {
         attention: round(people.reduce((s, p) => s + p.tracking.attention, 0) / n, 1),
         dwell: last.tracking.dwell,

@@ -1,6 +1,7 @@
 // The per-person metrics of the emotion analysis (v2) interface, as pure functions: emotion
 // mapping, age group, gender, attention, blink, distance, dwell, glances and the timestamp
 // format. Every definition here is documented in docs/emotion.md; change both together.
+import { UNKNOWN } from '../api/field-audit.ts';
 import type { EMOTION_CLASSES } from '../vision/attributes.ts';
 
 // ---------------------------------------------------------------- emotions
@@ -63,7 +64,8 @@ export function emotionScore(e: Emotions): { negative: number; neutral: number; 
 // ---------------------------------------------------------------- demographics, appearance
 
 export const AGE_GROUPS = ['Child', 'Young Adult', 'Adult', 'Senior'] as const;
-export type AgeGroup = (typeof AGE_GROUPS)[number];
+/** a person with no age estimate (the service prevents it; never a guessed group) */
+export type AgeGroup = (typeof AGE_GROUPS)[number] | typeof UNKNOWN.string;
 /** lower age bounds (years) of the groups after Child */
 export const AGE_GROUP_FROM = { 'Young Adult': 18, Adult: 35, Senior: 60 } as const;
 
@@ -75,20 +77,23 @@ export function ageGroup(years: number): AgeGroup {
 }
 
 export const GENDERS = ['Male', 'Female'] as const;
-export type Gender = (typeof GENDERS)[number];
-/** analytics' numeric gender code */
-export const GENDER_CODE: Readonly<Record<Gender, number>> = { Male: 0, Female: 1 };
+export type Gender = (typeof GENDERS)[number] | typeof UNKNOWN.string;
+/** analytics' numeric gender code; -1 for a person never estimated */
+export const GENDER_CODE: Readonly<Record<Gender, number>> = { Male: 0, Female: 1, Unknown: UNKNOWN.number };
 
 /** male probability 0..1 → Male when ≥ 0.5 */
 export function genderOf(male: number): Gender {
   return male >= 0.5 ? 'Male' : 'Female';
 }
 
-/** No model here detects glasses: every person is reported "No" (code 0). */
-export const GLASSES_VALUES = ['No', 'Yes'] as const;
+/**
+ * The interface's glasses values are "No"/"Yes" (codes 0/1), but no model here detects glasses:
+ * every person is reported "Unknown" (code -1), never a made-up "No" (docs/emotion.md).
+ */
+export const GLASSES_VALUES = ['No', 'Yes', UNKNOWN.string] as const;
 export type Glasses = (typeof GLASSES_VALUES)[number];
-export const GLASSES_CODE: Readonly<Record<Glasses, number>> = { No: 0, Yes: 1 };
-export const UNMEASURED_GLASSES: Glasses = 'No';
+export const GLASSES_CODE: Readonly<Record<Glasses, number>> = { No: 0, Yes: 1, Unknown: UNKNOWN.number };
+export const UNMEASURED_GLASSES: Glasses = UNKNOWN.string;
 
 // ---------------------------------------------------------------- attention, blink, distance
 

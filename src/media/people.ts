@@ -3,6 +3,7 @@
 // it one sampled frame at a time, in time order. See docs/emotion.md for every field.
 import type { Box } from '../vision/geometry.ts';
 import { NAMED_LANDMARKS, type FaceGeometry } from '../vision/face-mesh.ts';
+import { UNKNOWN } from '../api/field-audit.ts';
 import {
   ageGroup,
   attentionOf,
@@ -47,8 +48,6 @@ export interface FramesBuilderOptions {
   tracker?: Partial<TrackerOptions>;
 }
 
-/** age and male probability assumed for a person never estimated (Adult, Male) */
-export const FALLBACK_DEMOGRAPHICS = { age: 35, male: 0.5 } as const;
 
 interface PersonState {
   presence?: Presence;
@@ -60,6 +59,8 @@ interface PersonState {
 
 /** What a person entry is before demographics are settled at the end. */
 type PendingPerson = Omit<MediaPerson, 'demographics'> & { demographics?: MediaPerson['demographics'] };
+
+const UNKNOWN_EMOTIONS = { anger: UNKNOWN.number, disgust: UNKNOWN.number, fear: UNKNOWN.number, joy: UNKNOWN.number, sadness: UNKNOWN.number, surprise: UNKNOWN.number };
 
 function clippedFace(b: Box, width: number, height: number): MediaPerson['face'] {
   const x0 = Math.min(width, Math.max(0, Math.round(b.x)));
@@ -117,7 +118,8 @@ export class FramesBuilder {
         person_id: id,
         appearance: { glasses: UNMEASURED_GLASSES },
         distance: distanceOf(g.eyeDistance * scale, g.yaw, o.width),
-        emotions: f.emotion ? mediaEmotions(f.emotion) : { anger: 0, disgust: 0, fear: 0, joy: 0, sadness: 0, surprise: 0 },
+        // every media analysis asks for emotions; a face without them gets unknowns, never zeros
+        emotions: f.emotion ? mediaEmotions(f.emotion) : UNKNOWN_EMOTIONS,
         face: clippedFace(sx(f.box), o.width, o.height),
         pose: { pitch: round(g.pitch, 1), roll: round(g.roll, 1), yaw: round(g.yaw, 1) },
         tracking: {
@@ -171,14 +173,14 @@ export class FramesBuilder {
    * The frames, each person's demographics settled to the consensus of all their estimates
    * (median age → age group, mean male probability → gender), so a person has one age group
    * and one gender in every frame. A person with no estimate at all (the service prevents it
-   * by re-analysing such a frame with demographics on) gets FALLBACK_DEMOGRAPHICS.
+   * by re-analysing such a frame with demographics on) gets "Unknown" for both, never a guess.
    */
   finish(): MediaFrame[] {
     const settled = new Map<string, MediaPerson['demographics']>();
     for (const [id, s] of this.people) {
       settled.set(id, {
-        age_group: ageGroup(s.ages.length ? median(s.ages) : FALLBACK_DEMOGRAPHICS.age),
-        gender: genderOf(s.males.length ? s.males.reduce((a, b) => a + b, 0) / s.males.length : FALLBACK_DEMOGRAPHICS.male),
+        age_group: s.ages.length ? ageGroup(median(s.ages)) : UNKNOWN.string,
+        gender: s.males.length ? genderOf(s.males.reduce((a, b) => a + b, 0) / s.males.length) : UNKNOWN.string,
       });
     }
     return this.frames.map((f) => ({

@@ -4,6 +4,7 @@
 // records kept in IndexedDB. Types are inferred from the schemas.
 import { z } from 'zod';
 import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';
+import { UNKNOWN } from '../api/field-audit.ts';
 import { AGE_GROUPS, GENDER_CODE, GENDERS, GLASSES_CODE, GLASSES_VALUES, TIMESTAMP_PATTERN } from './metrics.ts';
 
 // ---------------------------------------------------------------- states
@@ -23,15 +24,17 @@ export const FAILED_STATUS_CODE = 3;
 
 const int = z.number().int();
 const percent = z.number().min(0).max(100);
+/** a measurement 0–100, or -1 where none could be made (docs/emotion.md, unknown values) */
+const percentOrUnknown = percent.or(z.literal(UNKNOWN.number));
 const timestamp = z.string().regex(TIMESTAMP_PATTERN);
 
 export const EmotionsSchema = z.object({
-  anger: percent,
-  disgust: percent,
-  fear: percent,
-  joy: percent,
-  sadness: percent,
-  surprise: percent,
+  anger: percentOrUnknown,
+  disgust: percentOrUnknown,
+  fear: percentOrUnknown,
+  joy: percentOrUnknown,
+  sadness: percentOrUnknown,
+  surprise: percentOrUnknown,
 });
 
 const LANDMARK_NAMES = NAMED_LANDMARKS.map(([name]) => name) as [string, ...string[]];
@@ -47,7 +50,7 @@ export const LandmarksSchema = z
 export const MediaPersonSchema = z.object({
   person_id: z.string().min(1),
   appearance: z.object({ glasses: z.enum(GLASSES_VALUES) }),
-  demographics: z.object({ age_group: z.enum(AGE_GROUPS), gender: z.enum(GENDERS) }),
+  demographics: z.object({ age_group: z.enum([...AGE_GROUPS, UNKNOWN.string]), gender: z.enum([...GENDERS, UNKNOWN.string]) }),
   /** metres */
   distance: z.number().min(0),
   emotions: EmotionsSchema,
@@ -122,10 +125,10 @@ export const ImpressionSchema = z.object({
   id: z.string().min(1),
   appearance: z.object({ glasses: z.union(Object.values(GLASSES_CODE).map((c) => z.literal(c))) }),
   average_emotion: EmotionsSchema,
-  demographics: z.object({ age_group: z.enum(AGE_GROUPS), gender: z.union(Object.values(GENDER_CODE).map((c) => z.literal(c))) }),
+  demographics: z.object({ age_group: z.enum([...AGE_GROUPS, UNKNOWN.string]), gender: z.union(Object.values(GENDER_CODE).map((c) => z.literal(c))) }),
   /** seconds from the first to the last sighting, plus one sampling interval */
   duration: z.number().min(0),
-  emotion_score: z.object({ negative: percent, neutral: percent, positive: percent }),
+  emotion_score: z.object({ negative: percentOrUnknown, neutral: percentOrUnknown, positive: percentOrUnknown }),
   tracking: z.object({ attention: percent, dwell: z.number().min(0), glances: int.min(0) }),
 });
 export type Impression = z.infer<typeof ImpressionSchema>;

@@ -1,6 +1,7 @@
 // Analysis results → the Kairos face JSON fields (pure). The one place that decides
 // rounding, the race mapping and the left/right convention of the response.
 import type { Attributes, DetectFace } from '../api/detect-schema.ts';
+import { UNKNOWN } from '../api/field-audit.ts';
 import type { FaceAnalysis } from '../worker/face-analyzer.ts';
 
 /** Inner-lip gap above this fraction of mouth width counts as "Apart". */
@@ -11,19 +12,22 @@ const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /**
  * GEAR has five classes [white, black, asian, indian, other] and no hispanic class:
- * asian = asian + indian (South Asian counted as Asian), hispanic = 0, white/black/other as is.
+ * asian = asian + indian (South Asian counted as Asian), white/black/other as is, and hispanic
+ * is not measured: UNKNOWN.number (-1), never a made-up 0 (docs/api.md, "No made-up values").
  */
 export function kairosAttributes(face: FaceAnalysis): Attributes {
   const d = face.demographics;
-  const male = d ? d.male : 0.5;
+  // every caller asks the worker for demographics; without them there is nothing honest to send
+  if (!d) throw new Error('kairosAttributes: the face was analysed without demographics');
+  const male = d.male;
   const attributes: Attributes = {
-    age: d ? round(d.age) : 0,
+    age: round(d.age),
     gender: { type: male > 0.5 ? 'M' : 'F', maleConfidence: round3(male), femaleConfidence: round3(1 - male) },
-    asian: round3(d ? d.race.asian + d.race.indian : 0),
-    black: round3(d ? d.race.black : 0),
-    hispanic: 0,
-    white: round3(d ? d.race.white : 0),
-    other: round3(d ? d.race.other : 0),
+    asian: round3(d.race.asian + d.race.indian),
+    black: round3(d.race.black),
+    hispanic: UNKNOWN.number,
+    white: round3(d.race.white),
+    other: round3(d.race.other),
     lips: face.geometry.mouthOpen > LIPS_APART_RATIO ? 'Apart' : 'Together',
   };
   if (face.liveness !== undefined) attributes.liveness = round3(face.liveness);

@@ -122,7 +122,7 @@ describe('POST /v2/media with an image', () => {
     checkPeople(m);
     expect(p!.person_id).toBe('1');
     expect(p!.demographics).toEqual({ age_group: 'Adult', gender: 'Male' });
-    expect(p!.appearance).toEqual({ glasses: 'No' });
+    expect(p!.appearance).toEqual({ glasses: 'Unknown' }); // not measured: the documented unknown
     expect(p!.tracking.attention).toBeGreaterThan(60);
     expect(p!.tracking.blink).toBe('no');
     expect(p!.tracking.dwell).toBe(0);
@@ -147,7 +147,7 @@ describe('POST /v2/media with an image', () => {
     expect(a.impressions).toHaveLength(1);
     expect(a.impressions[0]!.id).toBe('1');
     expect(a.impressions[0]!.demographics).toEqual({ age_group: 'Adult', gender: 0 });
-    expect(a.impressions[0]!.appearance).toEqual({ glasses: 0 });
+    expect(a.impressions[0]!.appearance).toEqual({ glasses: -1 });
     expect(a.impressions[0]!.duration).toBe(0);
     const s = a.impressions[0]!.emotion_score;
     expect(s.negative + s.neutral + s.positive).toBeCloseTo(100, 1);

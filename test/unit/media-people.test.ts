@@ -49,7 +49,7 @@ describe('FramesBuilder', () => {
     expect(Object.keys(first!)).toEqual([
       'person_id', 'appearance', 'demographics', 'distance', 'emotions', 'face', 'pose', 'tracking', 'start_time', 'end_time',
     ]);
-    expect(first!.appearance).toEqual({ glasses: 'No' });
+    expect(first!.appearance).toEqual({ glasses: 'Unknown' });
     expect(first!.face).toEqual({ x: 100, y: 50, width: 100, height: 120 });
     expect(first!.pose).toEqual({ pitch: ATTENTION.pitchAtCameraDeg, roll: 1.2, yaw: 0 });
     expect(first!.emotions).toEqual({ anger: 10, disgust: 0, fear: 0, joy: 50, sadness: 10, surprise: 0 });
@@ -122,7 +122,8 @@ describe('analyticsOf', () => {
     expect(p1!.duration).toBe(0.6);
     expect(p1!.tracking).toEqual({ attention: 66.7, dwell: 0.6, glances: 1 });
     expect(p1!.demographics).toEqual({ age_group: 'Young Adult', gender: GENDER_CODE.Male });
-    expect(p1!.appearance).toEqual({ glasses: GLASSES_CODE.No });
+    expect(p1!.appearance).toEqual({ glasses: GLASSES_CODE.Unknown });
+    expect(GLASSES_CODE.Unknown).toBe(-1);
     expect(p2!.demographics).toEqual({ age_group: 'Child', gender: GENDER_CODE.Female });
     expect(p2!.duration).toBe(0.2);
     expect(p2!.tracking.dwell).toBe(0.2);

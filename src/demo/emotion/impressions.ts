@@ -9,6 +9,8 @@ export type Impression = AnalyticsObject['impressions'][number];
 
 const GENDER = ['Male', 'Female'];
 const GLASSES = ['No', 'Yes'];
+/** A numeric code as words; -1 is the engine's "not measured" (glasses: no model detects them). */
+const codeText = (names: readonly string[], code: number) => (code < 0 ? 'not measured' : (names[code] ?? String(code)));
 
 /** A labelled bar with its value as text (role=meter, like the face cards'). */
 export function meterRow(label: string, value: number, color?: string): HTMLElement[] {
@@ -55,9 +57,9 @@ export function impressionCard(imp: Impression, color: string): HTMLLIElement {
     h('dt', { text: 'Age group' }),
     h('dd', { text: imp.demographics.age_group }),
     h('dt', { text: 'Gender' }),
-    h('dd', { text: GENDER[imp.demographics.gender] ?? String(imp.demographics.gender) }),
+    h('dd', { text: codeText(GENDER, imp.demographics.gender) }),
     h('dt', { text: 'Glasses' }),
-    h('dd', { text: GLASSES[imp.appearance.glasses] ?? String(imp.appearance.glasses) }),
+    h('dd', { text: codeText(GLASSES, imp.appearance.glasses) }),
     h('dt', { text: 'Duration' }),
     h('dd', { text: `${formatSeconds(imp.duration)} (first to last sighting)` }),
     h('dt', { text: 'Dwell' }),

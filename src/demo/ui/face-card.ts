@@ -22,7 +22,10 @@ export function faceCard(f: DetectFace, emotions?: Emotions): HTMLLIElement {
     ...plain('Age', `about ${a.age}`),
     ...plain('Gender', `${a.gender.type === 'M' ? 'male' : 'female'} (${genderPct}%)`),
   ];
-  const ethnicity = (['asian', 'black', 'hispanic', 'white', 'other'] as const).flatMap((k) => meter(k, a[k], `${Math.round(a[k] * 100)}%`));
+  // -1 is the engine's "not measured" (hispanic: no model has that class): said, never drawn as 0%
+  const ethnicity = (['asian', 'black', 'hispanic', 'white', 'other'] as const).flatMap((k) =>
+    a[k] < 0 ? plain(k, 'not measured') : meter(k, a[k], `${Math.round(a[k] * 100)}%`),
+  );
   const pose = plain('Pose', `yaw ${f.yaw}°, pitch ${f.pitch}°, roll ${f.roll}°`);
   const measures = [...meter('Quality', f.quality, f.quality.toFixed(2)), ...meter('Confidence', f.confidence, f.confidence.toFixed(2))];
   if (a.liveness !== undefined) measures.push(...meter('Liveness', a.liveness, `${a.liveness.toFixed(2)} ${a.liveness >= 0.5 ? '(live)' : '(possible spoof)'}`));
