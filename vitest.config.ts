@@ -3,9 +3,10 @@ import { playwright } from '@vitest/browser-playwright';
 import { chromiumArgs, chromiumPath } from './tools/browser-env.ts';
 import viteConfig from './vite.config.ts';
 
-// Three projects: "unit" runs pure code and model parity in Node; "browser" runs
+// Four projects: "unit" runs pure code and model parity in Node; "browser" runs
 // everything that touches ORT-web, workers, canvas, video or IndexedDB in Debian's Chromium;
-// "e2e" drives the production build of the demo page in Chromium with playwright-core.
+// "e2e" drives the production build of the demo page in Chromium with playwright-core;
+// "package" packs the library and runs it in fresh vite, webpack and no-bundler apps.
 export default mergeConfig(viteConfig, defineConfig({
   test: {
     projects: [
@@ -46,6 +47,17 @@ export default mergeConfig(viteConfig, defineConfig({
           fileParallelism: false,
           testTimeout: 240_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // the npm package in fresh vite / webpack / no-bundler apps (test/package/package.test.ts)
+          name: 'package',
+          environment: 'node',
+          include: ['test/package/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
         },
       },
     ],

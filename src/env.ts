@@ -21,6 +21,13 @@ export const RuntimeEnvSchema = z.object({
    * contract. Anything else is 5000. See docs/intake.md.
    */
   formats: z.array(z.enum(IMAGE_FORMATS)).min(1).default([...IMAGE_FORMATS]),
+  /**
+   * File name → URL of manifest.json and each model, wherever a bundler put the installed
+   * package's copies (src/package/); a file listed here wins over modelBaseUrl.
+   */
+  modelFiles: z.record(z.string(), z.string()).optional(),
+  /** File name → URL of ORT's .mjs/.wasm files, as modelFiles; wins over ortWasmBaseUrl. */
+  ortFiles: z.record(z.string(), z.string()).optional(),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 export type RuntimeEnvInput = z.input<typeof RuntimeEnvSchema>;
@@ -29,5 +36,18 @@ export type RuntimeEnvInput = z.input<typeof RuntimeEnvSchema>;
 export function resolveRuntimeEnv(input: RuntimeEnvInput = {}, base = globalThis.location?.href): RuntimeEnv {
   const env = RuntimeEnvSchema.parse(input);
   const abs = (u: string) => (base ? new URL(u, base).href : u);
-  return { ...env, modelBaseUrl: abs(env.modelBaseUrl), ortWasmBaseUrl: abs(env.ortWasmBaseUrl) };
+  const absAll = (files?: Record<string, string>) =>
+    files && Object.fromEntries(Object.entries(files).map(([name, url]) => [name, abs(url)]));
+  return {
+    ...env,
+    modelBaseUrl: abs(env.modelBaseUrl),
+    ortWasmBaseUrl: abs(env.ortWasmBaseUrl),
+    modelFiles: absAll(env.modelFiles),
+    ortFiles: absAll(env.ortFiles),
+  };
+}
+
+/** Where a model file (or manifest.json) is fetched from: its own URL if listed, else under modelBaseUrl. */
+export function modelFileUrl(env: RuntimeEnv, file: string): string {
+  return env.modelFiles?.[file] ?? new URL(file, env.modelBaseUrl).href;
 }

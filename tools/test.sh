@@ -28,5 +28,7 @@ echo "== browser tests (headless Chromium)"
 npx vitest run --project browser --reporter=default --reporter=json --outputFile.json=test-results/browser.json || status=1
 echo "== demo page end to end (production build, Playwright in Chromium; screenshots in test-results/screenshots)"
 npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=test-results/e2e.json || status=1
-node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json || status=1
+echo "== the npm package in fresh vite, webpack and no-bundler apps (npm pack, offline install, Chromium)"
+npx vitest run --project package --reporter=default --reporter=json --outputFile.json=test-results/package.json || status=1
+node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json || status=1
 exit $status

@@ -37,14 +37,16 @@ export class ModelRegistry {
 
   private constructor(
     private readonly backend: OrtBackend,
-    private readonly baseUrl: string,
+    /** file name → URL (src/env.ts modelFileUrl) */
+    private readonly locate: (file: string) => string,
     readonly manifest: ModelManifest,
   ) {}
 
-  static async open(backend: OrtBackend, baseUrl: string): Promise<ModelRegistry> {
-    const response = await fetch(new URL('manifest.json', baseUrl));
-    if (!response.ok) throw new Error(`model manifest not found at ${baseUrl} (HTTP ${response.status})`);
-    return new ModelRegistry(backend, baseUrl, ModelManifestSchema.parse(await response.json()));
+  static async open(backend: OrtBackend, locate: (file: string) => string): Promise<ModelRegistry> {
+    const url = locate('manifest.json');
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`model manifest not found at ${url} (HTTP ${response.status})`);
+    return new ModelRegistry(backend, locate, ModelManifestSchema.parse(await response.json()));
   }
 
   entry(id: string): ModelEntry {
@@ -65,7 +67,7 @@ export class ModelRegistry {
 
   private async createSession(entry: ModelEntry): Promise<LoadedModel> {
     const started = performance.now();
-    const response = await fetch(new URL(entry.file, this.baseUrl));
+    const response = await fetch(this.locate(entry.file));
     if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
     const session = await this.backend.createSession(new Uint8Array(await response.arrayBuffer()));
     const loadMs = performance.now() - started;

@@ -51,7 +51,11 @@ export class OrtBackend {
     if (env.backend === 'auto' && adapter && isFallback) note = 'WebGPU adapter is a software fallback: using WASM';
 
     const ort: Ort = useWebGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
-    ort.env.wasm.wasmPaths = env.ortWasmBaseUrl;
+    // each backend loads its own ORT build: WebGPU the asyncify one, WASM the plain one
+    const build = useWebGpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded';
+    const mjs = env.ortFiles?.[`${build}.mjs`];
+    const wasm = env.ortFiles?.[`${build}.wasm`];
+    ort.env.wasm.wasmPaths = mjs && wasm ? { mjs, wasm } : env.ortWasmBaseUrl;
     ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
     ort.env.wasm.simd = true;
     ort.env.logLevel = 'error';

@@ -2,7 +2,7 @@
 // through comlink (see src/engine/vision-client.ts).
 import * as Comlink from 'comlink';
 import { MIN_HEAD_SCALE } from '../api/params.ts';
-import type { RuntimeEnv } from '../env.ts';
+import { modelFileUrl, type RuntimeEnv } from '../env.ts';
 import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
@@ -54,7 +54,7 @@ const api = {
   async init(env: RuntimeEnv): Promise<BackendInfo> {
     ready ??= (async () => {
       const backend = await OrtBackend.create(env);
-      return { backend, models: await ModelRegistry.open(backend, env.modelBaseUrl), formats: env.formats };
+      return { backend, models: await ModelRegistry.open(backend, (file) => modelFileUrl(env, file)), formats: env.formats };
     })();
     return (await ready).backend.info;
   },

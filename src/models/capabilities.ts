@@ -1,0 +1,34 @@
+// Which models each capability loads (each on its first use), so an app knows what it will
+// download and can precache only that (src/package/files.ts). The README's table is generated
+// from this and public/models/manifest.json (tools/models-table.ts); test/e2e/package.e2e.test.ts
+// counts the model requests of real apps against it.
+import { TRACKING_EMBEDDING } from '../media/people.ts';
+import { EMBEDDING } from '../service/recognition-config.ts';
+import { DEFAULT_EMOTION_MODEL } from '../worker/face-analyzer.ts';
+import { DETECTION } from '../worker/image-analysis.ts';
+
+export interface Capability {
+  /** what an app calls */
+  calls: string;
+  /** model ids of public/models/manifest.json */
+  models: readonly string[];
+}
+
+/** Detection, then the face mesh that verifies each face and gives its landmarks and pose. */
+const FACES = [DETECTION.detector, 'facemesh'] as const;
+/** Age, gender and ethnicity. */
+const DEMOGRAPHICS = ['gear', 'faceres'] as const;
+
+export const CAPABILITIES = {
+  detect: { calls: 'detect', models: [...FACES, ...DEMOGRAPHICS] },
+  liveness: { calls: "selector 'liveness' (adds to the call's models)", models: ['antispoof', 'liveness'] },
+  recognize: { calls: 'enroll, verify, recognize', models: [...FACES, ...DEMOGRAPHICS, EMBEDDING.model] },
+  emotion: { calls: 'mediaPost (emotion video, v2)', models: [...FACES, ...DEMOGRAPHICS, DEFAULT_EMOTION_MODEL, TRACKING_EMBEDDING] },
+} as const satisfies Record<string, Capability>;
+
+export type CapabilityName = keyof typeof CAPABILITIES;
+
+/** The model ids the given capabilities load, each once, in first-use order. */
+export function modelsFor(capabilities: readonly CapabilityName[]): string[] {
+  return [...new Set(capabilities.flatMap((c) => CAPABILITIES[c].models))];
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vite';
+
+// cross-origin isolation: ONNX Runtime runs its WASM on several threads
+const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+export default defineConfig({
+  server: { headers },
+  preview: { headers },
+  // the dev server must not pre-bundle the package: its files are found next to its module
+  optimizeDeps: { exclude: ['kairos-in-browser'] },
+});
