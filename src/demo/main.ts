@@ -5,6 +5,7 @@ import { mountDetect } from './sections/detect.ts';
 import { mountDeveloper } from './sections/developer.ts';
 import { mountEmotion } from './sections/emotion.ts';
 import { mountGalleries } from './sections/galleries.ts';
+import { mountLive } from './sections/live.ts';
 import { ApiClient } from './ui/api-client.ts';
 import { Camera } from './ui/camera.ts';
 import { byId, formatMs } from './ui/dom.ts';
@@ -24,11 +25,15 @@ async function start(): Promise<void> {
   mountDetect(byId('panel-detect'), api, camera);
   mountGalleries(byId('panel-galleries'), engine, api, camera);
   mountEmotion(byId('panel-emotion'), engine, api, camera);
+  const live = mountLive(byId('panel-live'), engine, api, camera);
   // models load now, while the user picks a photo, rather than inside the first request
   const warming = engine.warmUp();
   mountDeveloper(byId('panel-developer'), engine, api, warming);
   // leaving a screen releases the webcam
-  setupTabs(byId('tabs'), () => camera.stop());
+  setupTabs(byId('tabs'), (id) => {
+    camera.stop();
+    if (id === 'live') live.refresh();
+  });
 
   const b = engine.backend;
   const facts = `${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · nothing leaves this device`;

@@ -18,6 +18,14 @@ export const LiveSessionOptionsSchema = z.object({
   detectEveryMs: z.number().min(0).max(60_000).default(500),
   /** smallest face searched for, as a fraction of the frame's shorter side (fewer detector views than /detect's 0.015) */
   minFaceScale: z.number().min(0.015).max(0.5).default(0.1),
+  /**
+   * a followed face's emotions are re-measured this often, ms (0 = on every frame); in between
+   * each result carries the last measured values with the time they were measured
+   * (`emotions_time_ms`). At most one face is refreshed per frame, oldest first
+   */
+  emotionEveryMs: z.number().min(0).max(60_000).default(200),
+  /** the emotion classifier: faceapi-expression (the engine's default, better on the eval set) or emotion (64×64 grey, cheaper; human's) */
+  emotionModel: z.enum(['faceapi-expression', 'emotion']).default('faceapi-expression'),
   /** a followed face's recognition embedding is refreshed this often, ms (and on a large pose change) */
   recognizeEveryMs: z.number().min(100).max(600_000).default(2000),
   /** also return the 468 mesh points per face */
@@ -73,6 +81,8 @@ export interface LiveWorkerFace {
   /** true when this frame's box came from the detector, false when it followed the previous box */
   detected: boolean;
   emotions?: LiveEmotions;
+  /** the source time of the frame the emotions were measured on (≤ the result's time_ms: see emotionEveryMs) */
+  emotions_time_ms?: number;
   /** 468 mesh points, with options.mesh */
   mesh?: LivePoint[];
   /** the recognition embedding, on the frames where it was (re)computed for this face */
@@ -80,9 +90,14 @@ export interface LiveWorkerFace {
 }
 
 export interface LiveWorkerTimings {
-  /** in the worker: the detector (0 when it did not run), following + per-face models, the whole frame */
+  /** in the worker, ms: the detector (0 when it did not run) */
   detect: number;
-  faces: number;
+  /** the face mesh runs (following and new faces), with their crops */
+  mesh: number;
+  emotion: number;
+  /** recognition embeddings */
+  embed: number;
+  /** the whole frame in the worker */
   total: number;
 }
 

@@ -63,6 +63,8 @@ export function watch(deps: WatchDeps, source: WatchSource, input: WatchCallOpti
         detectEveryMs: options.detectEveryMs,
         minFaceScale: options.minFaceScale,
         recognizeEveryMs: options.recognizeEveryMs,
+        emotionEveryMs: options.emotionEveryMs,
+        emotionModel: options.emotionModel,
         mesh: options.mesh,
       });
       tap = await openTap(source, { maxSide: options.maxSide, dropFrames: options.dropFrames });

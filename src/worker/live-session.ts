@@ -35,6 +35,12 @@ const MESH_PER_DETECTOR_BOX = 1.15;
  * faces score 0.55–0.65 while a lost face scores below 0.35 (Hamilton audience shot).
  */
 const FOLLOW_MIN_MESH_SCORE = 0.5;
+/**
+ * A new face is taken at this mesh score (/detect: 0.65): half-turned faces in a live stream
+ * score 0.55–0.65, and the detector has already scored it ≥ 0.6.
+ */
+const NEW_FACE_MIN_MESH_SCORE = 0.55;
+
 /** mean grey difference of 32×24 thumbnails above which the frame is a camera cut (scene-cut.ts; Hamilton: cuts 29–33, motion ≤ 22) */
 const CUT_DIFFERENCE = 26;
 /** a refreshed embedding is also due when the head turned this much since the last one, degrees */
@@ -59,6 +65,8 @@ interface Followed {
   detected: boolean;
   /** its track id from the previous frame (undefined for a new face) */
   trackId?: string;
+  /** the last measured emotions and the frame time they were measured on */
+  emotion?: { values: NonNullable<FaceAnalysis['emotion']>; atMs: number };
 }
 
 const centre = (b: Box) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 });
@@ -92,10 +100,11 @@ export class LiveSession {
     this.analyzer = new FaceAnalyzer(models, crops);
   }
 
-  private analysisOptions(embed: boolean) {
+  private analysisOptions(embed: boolean, emotion: boolean) {
     return {
       demographics: false,
-      emotion: this.options.analyses !== 'boxes',
+      emotion,
+      emotionModel: this.options.emotionModel,
       liveness: false,
       keepMesh: true,
       minMeshScore: DETECTION.minMeshScore,
@@ -122,16 +131,25 @@ export class LiveSession {
       (timeMs - f.firstMs < EARLY_MS && timeMs - f.embeddedAtMs >= EARLY_REEMBED_MS) ||
       timeMs - f.embeddedAtMs >= this.options.recognizeEveryMs ||
       Math.abs(f.analysis.geometry.yaw - (f.embeddedYaw ?? 0)) > REEMBED_YAW_CHANGE;
+    const emotions = this.options.analyses !== 'boxes';
+    // emotions: new faces at once; followed faces when due, at most one per frame (oldest first)
+    // unless every frame was asked for
+    const emotionBudget = !emotions ? 0 : this.options.emotionEveryMs === 0 ? Infinity : 1;
+    const emotionDue = (f: Followed) => !f.emotion || timeMs - f.emotion.atMs >= this.options.emotionEveryMs;
+    const emotionOrder = [...this.followed].filter(emotionDue).sort((a, b) => (a.emotion?.atMs ?? -Infinity) - (b.emotion?.atMs ?? -Infinity));
+    const measureEmotion = new Set(emotionOrder.slice(0, emotionBudget === Infinity ? undefined : emotionBudget));
     const order = [...this.followed].sort((a, b) => (a.embeddedAtMs ?? -Infinity) - (b.embeddedAtMs ?? -Infinity));
 
     // 1. follow every face from its previous mesh
     const next: Followed[] = [];
-    let facesMs = 0;
-    let t = performance.now();
+    const stagesBefore = { ...this.analyzer.times };
     for (const f of order) {
       const dt = Math.min(timeMs - f.timeMs, 200);
       const embed = embedBudget > 0 && due(f);
-      const a = await this.analyzer.analyze(image, followCandidate(f.analysis, f.vx * dt, f.vy * dt), { ...this.analysisOptions(embed), minMeshScore: 0 });
+      const a = await this.analyzer.analyze(image, followCandidate(f.analysis, f.vx * dt, f.vy * dt), {
+        ...this.analysisOptions(embed, measureEmotion.has(f)),
+        minMeshScore: 0,
+      });
       if (a && a.meshScore < FOLLOW_MIN_MESH_SCORE) {
         this.lostSinceDetect = true;
         continue;
@@ -154,18 +172,18 @@ export class LiveSession {
         embeddedYaw: embed ? a.geometry.yaw : f.embeddedYaw,
         detected: false,
         trackId: f.trackId,
+        emotion: a.emotion ? { values: a.emotion, atMs: timeMs } : f.emotion,
       };
       // two followed faces that converged on one face: keep the one followed longer
       if (next.some((n) => iou(n.analysis.box, a.box) > SAME_FACE_IOU)) continue;
       next.push(moved);
     }
-    facesMs += performance.now() - t;
 
     // 2. the detector: on its schedule, after a loss, or while nothing is followed
     let detectMs = 0;
     const detectorRan = next.length === 0 || this.lostSinceDetect || timeMs - this.lastDetectMs >= this.options.detectEveryMs;
     if (detectorRan) {
-      t = performance.now();
+      const t = performance.now();
       const minFace = Math.max(DETECTION.minFacePixels, this.options.minFaceScale * Math.min(image.width, image.height));
       const { faces: found } = await detectFaces(
         image,
@@ -176,7 +194,6 @@ export class LiveSession {
       detectMs = performance.now() - t;
       this.lastDetectMs = timeMs;
       this.lostSinceDetect = false;
-      t = performance.now();
       found.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
       for (const d of found) {
         // already followed (the mesh box is larger than the detector's, so the detector box lies
@@ -184,7 +201,7 @@ export class LiveSession {
         const known = next.find((n) => overlapOfSmaller(n.analysis.box, d.box) > 0.5);
         if (known) {
           if (!drifted(known.analysis, d)) continue;
-          const a = await this.analyzer.analyze(image, d, this.analysisOptions(false));
+          const a = await this.analyzer.analyze(image, d, this.analysisOptions(false, false));
           if (a && !next.some((n) => n !== known && iou(n.analysis.box, a.box) > SAME_FACE_IOU)) {
             if (known.analysis.embeddings) a.embeddings = known.analysis.embeddings;
             known.analysis = a;
@@ -194,13 +211,12 @@ export class LiveSession {
         }
         if (next.length >= this.options.maxFaces) continue;
         const embed = embedBudget > 0;
-        const a = await this.analyzer.analyze(image, d, this.analysisOptions(embed));
+        const a = await this.analyzer.analyze(image, d, { ...this.analysisOptions(embed, emotions), minMeshScore: NEW_FACE_MIN_MESH_SCORE });
         if (!a || a.box.height < minFace * 0.8) continue;
         if (next.some((n) => iou(n.analysis.box, a.box) > SAME_FACE_IOU)) continue;
         if (embed) embedBudget--;
-        next.push({ analysis: a, timeMs, firstMs: timeMs, vx: 0, vy: 0, embeddedAtMs: embed ? timeMs : undefined, embeddedYaw: embed ? a.geometry.yaw : undefined, detected: true });
+        next.push({ analysis: a, timeMs, firstMs: timeMs, vx: 0, vy: 0, embeddedAtMs: embed ? timeMs : undefined, embeddedYaw: embed ? a.geometry.yaw : undefined, detected: true, emotion: a.emotion ? { values: a.emotion, atMs: timeMs } : undefined });
       }
-      facesMs += performance.now() - t;
     }
     next.sort((a, b) => b.analysis.box.width * b.analysis.box.height - a.analysis.box.width * a.analysis.box.height);
     this.followed = next.slice(0, this.options.maxFaces);
@@ -217,7 +233,13 @@ export class LiveSession {
       height: image.height,
       faces,
       detectorRan,
-      timings: { detect: detectMs, faces: facesMs, total: performance.now() - started },
+      timings: {
+        detect: detectMs,
+        mesh: this.analyzer.times.mesh - stagesBefore.mesh,
+        emotion: this.analyzer.times.emotion - stagesBefore.emotion,
+        embed: this.analyzer.times.embed - stagesBefore.embed,
+        total: performance.now() - started,
+      },
     };
   }
 
@@ -232,7 +254,10 @@ export class LiveSession {
       pose: { yaw: r(a.geometry.yaw), pitch: r(a.geometry.pitch), roll: r(a.geometry.roll) },
       detected: f.detected,
     };
-    if (a.emotion) out.emotions = mediaEmotions(a.emotion);
+    if (f.emotion) {
+      out.emotions = mediaEmotions(f.emotion.values);
+      out.emotions_time_ms = f.emotion.atMs;
+    }
     if (this.options.mesh) out.mesh = mesh.map((p) => ({ x: r(p.x), y: r(p.y) }));
     // present only on the frame it was computed in
     const e = a.embeddings?.[EMBEDDING.model];

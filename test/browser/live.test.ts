@@ -64,6 +64,10 @@ describe('engine.watch', () => {
     expect(Object.keys(f.landmarks)).toHaveLength(49);
     expect(Object.keys(f.emotions!)).toEqual(['anger', 'disgust', 'fear', 'joy', 'sadness', 'surprise']);
     expect(Math.abs(f.pose.yaw)).toBeLessThan(45);
+    // emotions are re-measured every 200 ms (by default) and always say when they were measured
+    const measured = frames.map((x) => x.faces[0]!.emotions_time_ms!);
+    expect(frames.every((x, i) => measured[i]! <= x.time_ms && x.time_ms - measured[i]! < 300)).toBe(true);
+    expect(new Set(measured).size).toBeGreaterThanOrEqual(15);
     // the detector runs on its 500 ms schedule (every ~6th frame here), not on every frame
     const detections = frames.filter((x) => x.detector_ran).length;
     expect(detections).toBeLessThan(frames.length / 3);

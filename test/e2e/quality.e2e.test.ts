@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
-const TABS = ['Detect & analyse', 'Galleries', 'Emotion video', 'Developer'];
+const TABS = ['Detect & analyse', 'Galleries', 'Emotion video', 'Live', 'Developer'];
 
 let browser: Browser;
 let app: App;

@@ -1,6 +1,6 @@
 // Recognise: who is in this photo, or live in front of the webcam? POST /recognize against a
 // gallery; names (or "unknown") drawn on the faces.
-import type { RecognizeResponse } from '../../index.ts';
+import type { Engine, LiveWatch, RecognizeResponse } from '../../index.ts';
 import type { ApiClient } from '../ui/api-client.ts';
 import { errorOf } from '../ui/api-client.ts';
 import type { Camera } from '../ui/camera.ts';
@@ -23,7 +23,7 @@ export function recognitionMarks(answer: RecognizeResponse): FaceMark[] {
   });
 }
 
-export function recognizePanel(api: ApiClient, camera: Camera, directory: GalleryDirectory): HTMLElement {
+export function recognizePanel(engine: Engine, api: ApiClient, camera: Camera, directory: GalleryDirectory): HTMLElement {
   const notice = new Notice();
   const gallery = h('select', { name: 'gallery_name' });
   directory.subscribe((names) => fillSelect(gallery, names, 'choose a gallery'));
@@ -50,38 +50,20 @@ export function recognizePanel(api: ApiClient, camera: Camera, directory: Galler
     photoResult.hidden = false;
   };
 
-  // live: one request at a time over the latest frame, names drawn over the video
+  // live: engine.watch() follows the faces and names each track (docs/live.md)
   const video = h('video', { class: 'live-video', muted: true, playsinline: true, 'aria-label': 'Webcam' });
   const overlay = h('canvas', { class: 'live-overlay', 'aria-hidden': 'true' });
   const liveNames = h('p', { class: 'live-names', role: 'status', 'aria-live': 'polite' });
   const live = h('div', { class: 'live' }, h('div', { class: 'live-stage' }, video, overlay), liveNames);
   live.hidden = true;
-  let running = false;
+  let running: LiveWatch | undefined;
   const stopLive = () => {
-    running = false;
+    void running?.stop();
+    running = undefined;
     live.hidden = true;
     toggle.textContent = 'Start live recognition';
   };
   camera.onStop(stopLive);
-  const loop = async () => {
-    while (running) {
-      const frame = await camera.snapshot();
-      const { body } = await api.post<RecognizeResponse>('/recognize', { image: frame, gallery_name: gallery.value });
-      if (!running) break;
-      overlay.width = video.videoWidth;
-      overlay.height = video.videoHeight;
-      const ctx = overlay.getContext('2d')!;
-      ctx.clearRect(0, 0, overlay.width, overlay.height);
-      const error = errorOf(body);
-      if (error) {
-        liveNames.textContent = error.code === 5002 ? 'No face in view.' : describeError(error);
-        continue;
-      }
-      const marks = recognitionMarks(body as RecognizeResponse);
-      drawMarks(ctx, marks);
-      liveNames.textContent = marks.map((m) => (m.label === 'unknown' ? 'someone not in the gallery' : (m.label ?? '').replace(/ [\d.]+$/, ''))).join(', ');
-    }
-  };
   const toggle = button('Start live recognition', () => {
     if (running) {
       camera.stop();
@@ -92,11 +74,28 @@ export function recognizePanel(api: ApiClient, camera: Camera, directory: Galler
     live.hidden = false;
     camera.start(video).then(
       () => {
-        running = true;
+        running = engine.watch(video, {
+          galleryName: gallery.value,
+          onFrame: (frame) => {
+            overlay.width = frame.width;
+            overlay.height = frame.height;
+            const ctx = overlay.getContext('2d')!;
+            ctx.clearRect(0, 0, overlay.width, overlay.height);
+            const marks: FaceMark[] = frame.faces.map((f) => ({
+              box: f.box,
+              label: f.subject ? `${f.subject.subject_id} ${f.subject.confidence.toFixed(2)}` : 'unknown',
+              color: f.subject ? MARK_COLORS.known : MARK_COLORS.unknown,
+            }));
+            drawMarks(ctx, marks);
+            liveNames.textContent =
+              frame.faces.length === 0 ? 'No face in view.' : frame.faces.map((f) => (f.subject ? f.subject.subject_id : 'someone not in the gallery')).join(', ');
+          },
+        });
         toggle.textContent = 'Stop live recognition';
-        loop().catch((e: unknown) => {
-          stopLive();
-          notice.show('error', String(e));
+        const current = running;
+        current.done.catch((e: unknown) => {
+          if (running === current) stopLive();
+          notice.show('error', e instanceof Error ? e.message : String(e));
         });
       },
       (e: unknown) => {

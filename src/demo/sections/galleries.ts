@@ -18,6 +18,6 @@ export function mountGalleries(panel: HTMLElement, engine: Engine, api: ApiClien
     h('h2', { text: 'Galleries' }),
     h('p', { class: 'lead', text: 'Enroll people with a few photos, then verify or recognise them. Galleries stay in this browser; export one to use it in another.' }),
     h('div', { class: 'two-columns' }, enroll, browser.element),
-    h('div', { class: 'two-columns' }, verifyForm(api, camera, directory), recognizePanel(api, camera, directory)),
+    h('div', { class: 'two-columns' }, verifyForm(api, camera, directory), recognizePanel(engine, api, camera, directory)),
   );
 }

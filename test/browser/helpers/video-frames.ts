@@ -17,8 +17,15 @@ export async function* videoFrames(url: string, fps: number, fromS = 0, toS = In
       const t = fromS + k / fps;
       if (t >= end - 1e-3) break;
       const s = seeked();
+      // 'seeked' can come before the new frame is the element's current one on a loaded
+      // machine: wait for the frame callback too (bounded, it may not fire for an unchanged frame)
+      const shown = new Promise<void>((resolve) => {
+        video.requestVideoFrameCallback(() => resolve());
+        setTimeout(resolve, 250);
+      });
       video.currentTime = t + 0.0005;
       await s;
+      await shown;
       yield new VideoFrame(video, { timestamp: Math.round(t * 1e6) });
     }
   } finally {
