@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Browser, Request } from 'playwright-core';
 import { ORT_FILES } from '../../tools/vite-ort-assets.ts';
-import { startApp, stopApp, type App } from './app.ts';
+import { openApp, startApp, stopApp, type App } from './app.ts';
 import { data } from './paths.ts';
 
 let browser: Browser;
@@ -80,8 +80,6 @@ describe('Offline', () => {
   test('offline, a reload starts the engine from the cache, isolated, and analyses a photo', async () => {
     const { page, context } = app;
     expect(files).toBeGreaterThan(0);
-    // the first visit's warm-up finished: its worker predates the service worker, so its
-    // fetches are not the cache's (and would fail once offline)
     await page.locator('body[data-models="warm"]').waitFor({ timeout: 120_000 });
     const requests: Request[] = [];
     const onRequest = (r: Request) => void requests.push(r);
@@ -131,6 +129,57 @@ describe('Offline', () => {
     expect(app.errors).toEqual(['Failed to load resource: net::ERR_INTERNET_DISCONNECTED']);
   });
 
+  test('offline right after the first visit\'s warm-up: the worker\'s models came through the service worker, and a reload works', async () => {
+    // a fresh context: a first visit, with no service worker yet
+    const first = await openApp(browser);
+    try {
+      const { page, context } = first;
+      const served: { url: string; fromCache: Promise<boolean> }[] = [];
+      const onFinished = (r: Request) => {
+        const url = new URL(r.url()).pathname;
+        // the page's and its workers' requests (not the service worker's own downloads)
+        if (/\.(onnx|wasm)$/.test(url) && !r.serviceWorker()) served.push({ url, fromCache: r.response().then((x) => x?.fromServiceWorker() ?? false) });
+      };
+      context.on('requestfinished', onFinished);
+      // the page waited for the service worker before starting the engine (app shell stored)
+      expect(await page.evaluate(() => [document.body.dataset.offlineControlled, navigator.serviceWorker.controller !== null])).toEqual(['true', true]);
+      const waitMs = Number(await page.evaluate(() => document.body.dataset.offlineWaitMs));
+      await page.locator('body[data-models="warm"]').waitFor({ timeout: 120_000 });
+      // right away, before the rest of the app is stored
+      await context.setOffline(true);
+      context.off('requestfinished', onFinished);
+      const atCut = await page.evaluate(async () => {
+        const names = (await caches.keys()).filter((n) => n.startsWith('faces-offline-'));
+        const keys = (await (await caches.open(names[0]!)).keys()).map((r) => new URL(r.url).pathname);
+        return { keys, total: ((await (await fetch('/offline-manifest.json').catch(() => undefined))?.json().catch(() => undefined)) as { entries: unknown[] } | undefined)?.entries.length };
+      });
+      const warmUp = await Promise.all(served.map(async (s) => ({ url: s.url, fromCache: await s.fromCache })));
+      console.info(
+        `first visit: the engine waited ${waitMs} ms for the service worker (app shell stored); ${warmUp.length} model/WASM fetches during the warm-up, ${warmUp.filter((s) => s.fromCache).length} through the service worker; ` +
+          `cache at the cut: ${atCut.keys.length} files (${atCut.keys.filter((k) => k.endsWith('.onnx')).length} models); footer: ${await page.locator('#offline-status').textContent()}`,
+      );
+      // the vision worker started under the service worker: every model and WASM fetch went through it (and was stored)
+      expect(warmUp.length).toBeGreaterThan(0);
+      expect(warmUp.filter((s) => !s.fromCache)).toEqual([]);
+      for (const s of warmUp) expect(atCut.keys).toContain(s.url);
+      // ORT's WASM was fetched before this test could listen (engine start): stored as well
+      expect(atCut.keys).toContain('/ort/ort-wasm-simd-threaded.wasm');
+
+      await page.reload();
+      await page.locator('body[data-engine="ready"]').waitFor({ timeout: 120_000 });
+      await page.locator('body[data-models="warm"]').waitFor({ timeout: 120_000 });
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      await page.getByLabel('Photo to analyse').locator('input[type=file]').setInputFiles(data('faces/obama/obama.jpg'));
+      await expect.poll(() => page.locator('#panel-detect .summary').textContent(), { timeout: 90_000 }).toMatch(/^1 face found in obama\.jpg/);
+      // the footer says what holds: all stored, or offline with what is stored
+      await expect.poll(() => page.locator('#offline-status').textContent(), { timeout: 30_000 }).toMatch(/^(Ready to work offline|Works offline with what is stored)/);
+      await first.screenshot('offline-after-first-warm-up');
+    } finally {
+      await first.context.setOffline(false);
+      await first.close();
+    }
+  });
+
   test('too little storage is said plainly, and nothing is left behind', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -142,11 +191,13 @@ describe('Offline', () => {
       await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
       const status = page.locator('#offline-status');
       await expect.poll(() => status.textContent(), { timeout: 60_000 }).toMatch(/^Offline use is not available: not enough storage: .* Free up disk space/);
-      const left = await page.evaluate(async () => ({
-        caches: await caches.keys(),
-        controlled: navigator.serviceWorker.controller !== null,
-      }));
-      expect(left).toEqual({ caches: [], controlled: false });
+      // nothing left behind: no cache, no worker (a reload is not controlled)
+      const left = async () =>
+        page.evaluate(async () => ({ caches: await caches.keys(), workers: (await navigator.serviceWorker.getRegistrations()).length }));
+      await expect.poll(left, { timeout: 30_000 }).toEqual({ caches: [], workers: 0 });
+      await page.reload();
+      await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
+      expect(await page.evaluate(() => navigator.serviceWorker.controller)).toBeNull();
     } finally {
       await context.close();
     }

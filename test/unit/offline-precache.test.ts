@@ -8,6 +8,7 @@ import {
   cacheName,
   contentTypeFor,
   describeOffline,
+  isDeferred,
   isOfflineCache,
   isPrecached,
   routeRequest,
@@ -127,5 +128,15 @@ describe('footer texts', () => {
     );
     expect(describeOffline({ type: 'ready', version: 'v', files: 25, bytes: 87_410_526, ms: 900 })).toBe('Ready to work offline (25 files, 87 MB cached)');
     expect(describeOffline({ type: 'error', version: 'v', message: 'not enough storage' })).toBe('Offline use is not available: not enough storage');
+    expect(describeOffline({ type: 'partial', version: 'v', done: 20, total: 25, bytesDone: 60_000_000, bytesTotal: 87_410_526 })).toBe(
+      'Works offline with what is stored (20/25 files, 60 MB of 87 MB); the rest is stored when back online',
+    );
+  });
+});
+
+describe('what install stores and what follows', () => {
+  test('models and ORT\'s WASM binary wait for the vision worker (or the fill after the warm-up); the shell is stored at install', () => {
+    for (const p of ['/models/gear.onnx', '/ort/ort-wasm-simd-threaded.wasm', '/ort/ort-wasm-simd-threaded.jsep.wasm']) expect(isDeferred(p), p).toBe(true);
+    for (const p of ['/index.html', '/assets/index-abc.js', '/assets/vision.worker-x.js', '/ort/ort-wasm-simd-threaded.mjs', '/models/manifest.json']) expect(isDeferred(p), p).toBe(false);
   });
 });

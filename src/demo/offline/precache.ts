@@ -67,6 +67,16 @@ export function isPrecached(path: string): boolean {
   return p !== SERVICE_WORKER_FILE && p !== MANIFEST_FILE && !p.endsWith('.map') && !p.split('/').some((s) => s.startsWith('.'));
 }
 
+/**
+ * The large files only the vision worker fetches (models, ORT's WASM binary). Install stores
+ * everything else (the app shell) so the page is controlled within moments on a first visit;
+ * these are stored as the worker first fetches them through the service worker, and the rest of
+ * them once the page's warm-up is done.
+ */
+export function isDeferred(path: string): boolean {
+  return /\.(onnx|wasm)$/i.test(path);
+}
+
 /** The request facts routing needs (a plain object so it can be tested without a browser). */
 export interface RequestFacts {
   method: string;
@@ -116,6 +126,8 @@ export function routeRequest(req: RequestFacts, origin: string, listed: Readonly
 export type OfflineMessage =
   | { type: 'progress'; version: string; done: number; total: number; bytesDone: number; bytesTotal: number }
   | { type: 'ready'; version: string; files: number; bytes: number; ms: number }
+  /** the network went away before every file was stored: what is stored works offline */
+  | { type: 'partial'; version: string; done: number; total: number; bytesDone: number; bytesTotal: number }
   | { type: 'error'; version: string; message: string };
 
 /** Messages a page posts to the active worker. */
@@ -133,6 +145,8 @@ export function describeOffline(m: OfflineMessage): string {
       return `Preparing offline use… ${m.done}/${m.total} files, ${formatMB(m.bytesDone)} of ${formatMB(m.bytesTotal)}`;
     case 'ready':
       return `Ready to work offline (${m.files} files, ${formatMB(m.bytes)} cached)`;
+    case 'partial':
+      return `Works offline with what is stored (${m.done}/${m.total} files, ${formatMB(m.bytesDone)} of ${formatMB(m.bytesTotal)}); the rest is stored when back online`;
     case 'error':
       return `Offline use is not available: ${m.message}`;
   }
@@ -140,5 +154,5 @@ export function describeOffline(m: OfflineMessage): string {
 
 export function isOfflineMessage(x: unknown): x is OfflineMessage {
   const t = (x as { type?: unknown } | null)?.type;
-  return t === 'progress' || t === 'ready' || t === 'error';
+  return t === 'progress' || t === 'ready' || t === 'partial' || t === 'error';
 }

@@ -1,22 +1,25 @@
 // The demo's service worker, built by tools/vite-offline.ts into /sw.js (a classic script,
 // with the precache manifest of that build inlined as self.__PRECACHE__).
 //
-// install  — stores every file of the build (app shell, hashed assets incl. the vision worker,
-//            ORT's .mjs/.wasm, every model) in a cache named after the manifest's hash; files
-//            whose SHA-256 is unchanged are copied from the previous version's cache instead of
-//            downloaded. Every file is checked against its SHA-256 before it is stored, and the
-//            stored copy carries COOP/COEP/CORP so pages and workers served from it stay
-//            cross-origin isolated (ORT's threads need SharedArrayBuffer).
+// install  — checks the whole app fits, then stores the app shell (page, hashed assets incl. the
+//            vision worker, ORT's .mjs) in a cache named after the manifest's hash, plus every
+//            file whose SHA-256 is unchanged from the previous version's cache (copied, not
+//            downloaded). Models and ORT's .wasm follow (fetch, message). Every file is checked
+//            against its SHA-256 before it is stored, and the stored copy carries COOP/COEP/CORP
+//            so pages and workers served from it stay cross-origin isolated (ORT's threads).
 // activate — deletes older caches of this app and claims open pages.
-// fetch    — cache-first for listed same-origin GETs; page loads fall back to the cached
-//            index.html; everything else (range requests, user media, blob:, other origins)
-//            is left to the browser.
+// fetch    — cache-first for listed same-origin GETs, storing a listed file on its first
+//            fetch (the vision worker's models on a first visit); page loads fall back to the
+//            cached index.html; everything else (range requests, user media, blob:, other
+//            origins) is left to the browser.
+// message  — "status": stores every file still missing (the page asks after its warm-up).
 import {
   CHANNEL_NAME,
   ISOLATION_HEADERS,
   SHA_HEADER,
   cacheName,
   contentTypeFor,
+  isDeferred,
   isOfflineCache,
   routeRequest,
   type OfflineMessage,
@@ -27,7 +30,8 @@ import {
 const sw = globalThis as unknown as ServiceWorkerGlobalScope & { __PRECACHE__?: PrecacheManifest };
 const manifest: PrecacheManifest = sw.__PRECACHE__ ?? { version: 'missing', bytes: 0, entries: [] };
 const CACHE = cacheName(manifest.version);
-const listed = new Set(manifest.entries.map((e) => e.url));
+const entries = new Map(manifest.entries.map((e) => [e.url, e]));
+const listed = new Set(entries.keys());
 const channel = new BroadcastChannel(CHANNEL_NAME);
 /** parallel downloads while precaching (each holds one file in memory to hash it) */
 const PARALLEL = 4;
@@ -39,7 +43,12 @@ const postReady = () =>
   post({ type: 'ready', version: manifest.version, files: manifest.entries.length, bytes: manifest.bytes, ms: fillMs });
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
-class OfflineError extends Error {}
+class OfflineError extends Error {
+  /** true when the network is gone (not a changed file or a full disk): what is stored still works */
+  network = false;
+  /** the browser would not store more: a partial cache is given back (see giveUp) */
+  quota = false;
+}
 
 const hex = (buf: ArrayBuffer) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -53,7 +62,7 @@ function stored(entry: PrecacheEntry, body: ArrayBuffer, type: string | null): R
 }
 
 /** A copy of this exact file (same SHA-256) in the cache of an earlier version, if any. */
-async function fromOlderCache(entry: PrecacheEntry, older: Cache[]): Promise<Response | undefined> {
+async function fromOlderCache(entry: PrecacheEntry, older: readonly Cache[]): Promise<Response | undefined> {
   for (const cache of older) {
     const hit = await cache.match(entry.url);
     if (hit && hit.headers.get(SHA_HEADER) === entry.sha256) return hit;
@@ -67,7 +76,9 @@ async function download(entry: PrecacheEntry): Promise<Response> {
     // revalidates with the server: a file fetched by this page moments ago costs a 304
     response = await fetch(entry.url, { cache: 'no-cache', credentials: 'same-origin' });
   } catch {
-    throw new OfflineError(`could not download ${entry.url} (network error)`);
+    const e = new OfflineError(`could not download ${entry.url} (network error)`);
+    e.network = true;
+    throw e;
   }
   if (!response.ok) throw new OfflineError(`could not download ${entry.url} (HTTP ${response.status})`);
   const body = await response.arrayBuffer();
@@ -80,8 +91,43 @@ async function download(entry: PrecacheEntry): Promise<Response> {
 
 const isQuotaError = (e: unknown) => e instanceof DOMException && e.name === 'QuotaExceededError';
 
-/** Fills the current cache with every listed file it lacks, broadcasting progress. */
-async function fill(): Promise<void> {
+/** Downloads in progress, by URL: a worker's fetch and the background fill never fetch a file twice. */
+const inflight = new Map<string, Promise<Response>>();
+
+/** Stores one file (a copy from an older version's cache when unchanged, else a verified download); resolves to a response for the caller. */
+function obtain(entry: PrecacheEntry, cache: Cache, older: readonly Cache[] = []): Promise<Response> {
+  let pending = inflight.get(entry.url);
+  if (!pending) {
+    pending = (async () => {
+      const response = (await fromOlderCache(entry, older)) ?? (await download(entry));
+      try {
+        await cache.put(entry.url, response.clone());
+      } catch (err) {
+        if (isQuotaError(err)) {
+          const e = new OfflineError(`not enough storage: the browser refused to store ${entry.url} (${mb(entry.bytes)}). Free up disk space, then reload.`);
+          e.quota = true;
+          throw e;
+        }
+        throw err;
+      }
+      return response;
+    })().finally(() => inflight.delete(entry.url));
+    inflight.set(entry.url, pending);
+  }
+  return pending.then((r) => r.clone());
+}
+
+async function olderCaches(): Promise<Cache[]> {
+  const names = (await caches.keys()).filter((n) => isOfflineCache(n) && n !== CACHE);
+  return Promise.all(names.map((n) => caches.open(n)));
+}
+
+/**
+ * Fills the current cache with the listed files it lacks — all of them, or only the app shell
+ * (`shellOnly`, at install) — broadcasting progress over the whole manifest. With `checkQuota`,
+ * first makes sure the whole app fits, so a browser without room keeps nothing.
+ */
+async function fill({ shellOnly = false, checkQuota = false } = {}): Promise<void> {
   const started = performance.now();
   const cache = await caches.open(CACHE);
   const present = new Set((await cache.keys()).map((r) => new URL(r.url).pathname));
@@ -93,40 +139,29 @@ async function fill(): Promise<void> {
     post({ type: 'progress', version: manifest.version, done, total, bytesDone, bytesTotal: manifest.bytes });
 
   if (missing.length > 0) {
-    const olderNames = (await caches.keys()).filter((n) => isOfflineCache(n) && n !== CACHE);
-    const older = await Promise.all(olderNames.map((n) => caches.open(n)));
-    // copies from an older cache cost no new space; downloads do
-    const reusable = new Map<string, Response>();
-    for (const e of missing) {
-      const hit = await fromOlderCache(e, older);
-      if (hit) reusable.set(e.url, hit);
-    }
-    const needed = missing.filter((e) => !reusable.has(e.url)).reduce((s, e) => s + e.bytes, 0);
-    const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
-    if (estimate?.quota !== undefined && estimate.usage !== undefined) {
-      const free = estimate.quota - estimate.usage;
-      if (free < needed) {
-        throw new OfflineError(
-          `not enough storage: offline use needs ${mb(needed)}, the browser allows this site ${mb(free)} more. Free up disk space or leave private browsing, then reload.`,
-        );
+    const older = await olderCaches();
+    // copies from an older cache cost no new space and no download: always taken now (an
+    // update keeps every unchanged model even before the background fill runs)
+    const reusable = new Set<string>();
+    for (const e of missing) if (await fromOlderCache(e, older)) reusable.add(e.url);
+    if (checkQuota) {
+      const needed = missing.filter((e) => !reusable.has(e.url)).reduce((s, e) => s + e.bytes, 0);
+      const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+      if (estimate?.quota !== undefined && estimate.usage !== undefined) {
+        const free = estimate.quota - estimate.usage;
+        if (free < needed) {
+          throw new OfflineError(
+            `not enough storage: offline use needs ${mb(needed)}, the browser allows this site ${mb(free)} more. Free up disk space or leave private browsing, then reload.`,
+          );
+        }
       }
     }
     progress();
-    const queue = [...missing];
+    const queue = missing.filter((e) => !shellOnly || !isDeferred(e.url) || reusable.has(e.url));
     let failed = false;
     const worker = async () => {
       for (let e = queue.shift(); e && !failed; e = queue.shift()) {
-        const response = reusable.get(e.url) ?? (await download(e));
-        try {
-          await cache.put(e.url, response);
-        } catch (err) {
-          if (isQuotaError(err)) {
-            throw new OfflineError(
-              `not enough storage: the browser refused to store ${e.url} (${mb(e.bytes)}) after ${mb(bytesDone)} of ${mb(manifest.bytes)}. Free up disk space, then reload.`,
-            );
-          }
-          throw err;
-        }
+        await obtain(e, cache, older);
         if (failed) return;
         done += 1;
         bytesDone += e.bytes;
@@ -140,7 +175,13 @@ async function fill(): Promise<void> {
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, () => worker().catch(stopOthers)));
   }
-  fillMs = Math.round(performance.now() - started);
+  if (!shellOnly) fillMs = Math.round(performance.now() - started);
+}
+
+/** Every listed file is in the current cache. */
+async function complete(): Promise<boolean> {
+  const cache = await caches.open(CACHE);
+  return (await cache.keys()).length >= manifest.entries.length;
 }
 
 async function reported(task: Promise<void>): Promise<void> {
@@ -153,14 +194,44 @@ async function reported(task: Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * The browser will not hold the whole app: say so, and leave nothing behind (a cache that
+ * cannot hold the models serves nobody offline). Open pages keep working from the network.
+ */
+async function giveUp(e: OfflineError): Promise<void> {
+  post({ type: 'error', version: manifest.version, message: e.message });
+  await caches.delete(CACHE);
+  await sw.registration.unregister();
+}
+
+/** After a failed background fill: offline with what is stored, nothing when the disk is full, or the error (a changed file). */
+async function reportPartial(e: unknown): Promise<void> {
+  if (e instanceof OfflineError && e.quota) return giveUp(e);
+  if (!(e instanceof OfflineError && e.network)) return reported(Promise.reject(e));
+  const cache = await caches.open(CACHE);
+  const present = new Set((await cache.keys()).map((r) => new URL(r.url).pathname));
+  const stored = manifest.entries.filter((x) => present.has(x.url));
+  post({
+    type: 'partial',
+    version: manifest.version,
+    done: stored.length,
+    total: manifest.entries.length,
+    bytesDone: stored.reduce((s, x) => s + x.bytes, 0),
+    bytesTotal: manifest.bytes,
+  });
+}
+
 sw.addEventListener('install', (event) => {
-  // a failed fill fails the install: the previous version (if any) stays in charge, and the
-  // next page load tries again
+  // Only the app shell (and unchanged files of an older version) here, so a first visit is
+  // controlled within moments and the vision worker it then starts fetches its models and
+  // WASM through this worker, which stores them as they pass (offline right after the first
+  // warm-up). The rest follows when the page asks (after its warm-up). A failed install keeps
+  // the previous version (if any) in charge, and the next page load tries again.
   event.waitUntil(
     (async () => {
       const existed = await caches.has(CACHE);
       try {
-        await reported(fill());
+        await reported(fill({ shellOnly: true, checkQuota: true }));
       } catch (e) {
         // a cache this install created serves nobody: give the space back
         if (!existed) await caches.delete(CACHE);
@@ -178,21 +249,30 @@ sw.addEventListener('activate', (event) => {
       await Promise.all(names.filter((n) => isOfflineCache(n) && n !== CACHE).map((n) => caches.delete(n)));
       await sw.clients.claim();
       // only now: pages told "ready" are controlled and can reload offline
-      postReady();
+      if (await complete()) postReady();
     })(),
   );
 });
 
 sw.addEventListener('message', (event) => {
   const data = event.data as { type?: string } | null;
-  // a page asks how things stand: answers "ready", re-filling whatever went missing
-  if (data?.type === 'status') event.waitUntil(reported(fill().then(postReady)).catch(() => undefined));
+  // a page asks how things stand (after its warm-up): stores whatever is missing, then "ready"
+  if (data?.type === 'status') event.waitUntil(fill().then(postReady, reportPartial).catch(() => undefined));
 });
 
-/** Cached copy, else the network (a cache that lost a file still works online). */
+/** Cached copy; a listed file not stored yet is stored on the way (verified), else the network. */
 async function cacheFirst(key: string, request: Request): Promise<Response> {
   const hit = await caches.match(key, { cacheName: CACHE });
-  return hit ?? fetch(request);
+  if (hit) return hit;
+  const entry = entries.get(key);
+  if (entry) {
+    try {
+      return await obtain(entry, await caches.open(CACHE));
+    } catch {
+      // a changed file on the server, or no network: as if there were no service worker
+    }
+  }
+  return fetch(request);
 }
 
 async function navigate(request: Request, fallback: string): Promise<Response> {
