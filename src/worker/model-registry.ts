@@ -10,6 +10,7 @@ export interface NamedOutput {
 
 export interface LoadedModel {
   entry: ModelEntry;
+  /** @internal (the package's types do not name onnxruntime-web) */
   session: InferenceSession;
   /** milliseconds spent fetching the file and creating the session */
   loadMs: number;

@@ -62,7 +62,9 @@ export class OrtBackend {
     const info: BackendInfo = {
       backend: useWebGpu ? 'webgpu' : 'wasm',
       requested: env.backend,
-      threads: ort.env.wasm.numThreads,
+      // ORT runs one thread where SharedArrayBuffer is missing (a page without COOP/COEP); engine.backend
+      // is read before any session exists, so say so now rather than after ORT settles it
+      threads: typeof SharedArrayBuffer === 'undefined' ? 1 : ort.env.wasm.numThreads,
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       webgpuAdapter,
       note,
@@ -70,6 +72,7 @@ export class OrtBackend {
     return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info);
   }
 
+  /** @internal (the package's types do not name onnxruntime-web: tsconfig.lib.json stripInternal) */
   async createSession(model: Uint8Array): Promise<InferenceSession> {
     const session = await this.ort.InferenceSession.create(model, {
       executionProviders: this.providers,
@@ -80,6 +83,7 @@ export class OrtBackend {
     return session;
   }
 
+  /** @internal */
   tensor(data: Float32Array, dims: readonly number[]) {
     return new this.ort.Tensor('float32', data, dims);
   }

@@ -152,6 +152,26 @@ describe('the tarball', () => {
     expect(pkg.exports['.'].types).toBe('./dist/lib/package/index.d.ts');
   });
 
+  it('has types that check under strict TypeScript without skipLibCheck (lib.dom itself skipped)', async () => {
+    const dir = apps.get('plain')!.site;
+    writeFileSync(
+      join(dir, 'check.ts'),
+      [
+        `import { createEngine, engineFiles, type Engine } from '${PACKAGE}';`,
+        `const engine: Engine = await createEngine({ modelBaseUrl: '/models/' });`,
+        `const answer = await engine.detect({ image: new Blob() });`,
+        `if (!('Errors' in answer)) console.log(answer.images[0]?.faces.length);`,
+        `console.log(engineFiles({ capabilities: ['detect'] })[0]?.sha256);`,
+        `// @ts-expect-error not a capability`,
+        `engineFiles({ capabilities: ['fly'] });`,
+        `export {};`,
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--skipDefaultLibCheck', '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022', '--lib', 'es2023,dom', 'check.ts'];
+    await expect(run(process.execPath, [tsc, ...args], { cwd: dir })).resolves.toBeTruthy();
+  });
+
   it("is what the README's 'use it in your app' section shows", () => {
     const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(readFileSync(join(APP, 'main.js'), 'utf8'));

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../browser-env.ts';
 import { serveStatic } from '../harness/static-server.ts';
-import { cpuModel, ms, waitForIdle, writeBetweenMarkers } from './report.ts';
+import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median } from './stats.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -35,8 +35,9 @@ copyFileSync(resolve(ROOT, '../shared/data/faces/obama/obama.jpg'), join(site, '
 const servers = { isolated: await serveStatic(site, { isolated: true }), plain: await serveStatic(site, { isolated: false }) };
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 const results: Record<'isolated' | 'plain', PageResult[]> = { isolated: [], plain: [] };
+let othersShare: number | undefined;
 try {
-  await waitForIdle(60);
+  othersShare = await waitForIdle(60);
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of ['isolated', 'plain'] as const) {
       const context = await browser.newContext();
@@ -64,7 +65,8 @@ const row = (label: string, pick: (r: PageResult) => number | number[]) => {
 };
 const table = [
   `Measured by \`npm run bench:isolation\` on ${new Date().toISOString().slice(0, 10)}: ${cpuModel()}, the built package in headless Chromium, ` +
-    `${ROUNDS} alternating rounds × ${RUNS} calls on one 910×1137 photo with one face (medians, ms).`,
+    `${ROUNDS} alternating rounds × ${RUNS} calls on one 910×1137 photo with one face (medians, ms); ` +
+    `other processes used ${pct(othersShare)} of the CPU when it started.`,
   '',
   `| | with COOP/COEP (${results.isolated[0]!.backend.threads} WASM threads) | without (${results.plain[0]!.backend.threads} thread) | slowdown |`,
   '|---|---|---|---|',

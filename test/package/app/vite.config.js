@@ -6,6 +6,4 @@ const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Emb
 export default defineConfig({
   server: { headers },
   preview: { headers },
-  // the dev server must not pre-bundle the package: its files are found next to its module
-  optimizeDeps: { exclude: ['kairos-in-browser'] },
 });
