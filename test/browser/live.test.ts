@@ -153,6 +153,24 @@ describe('engine.watch', () => {
     expect(last.fps).toBeGreaterThan(0);
   });
 
+  it('takes a MediaStream (its frames as VideoFrames) and follows the face in it', async () => {
+    const video = document.createElement('video');
+    video.muted = true;
+    video.loop = true;
+    video.src = synthUrl;
+    await video.play();
+    const stream = (video as HTMLVideoElement & { captureStream(): MediaStream }).captureStream();
+    const seen: LiveFrame[] = [];
+    const live = engine.watch(stream, { onFrame: (f) => seen.push(f) });
+    while (seen.filter((f) => f.faces.length === 1).length < 10) await new Promise((r) => setTimeout(r, 100));
+    await live.stop();
+    video.pause();
+    const withFace = seen.filter((f) => f.faces.length === 1);
+    expect(withFace[0]!.width).toBe(640);
+    expect(new Set(withFace.map((f) => f.faces[0]!.track_id)).size).toBe(1);
+    expect(seen.every((f, i) => i === 0 || f.time_ms >= seen[i - 1]!.time_ms)).toBe(true);
+  });
+
   it('rejects bad options with error 1003 and an unknown gallery with 5004', async () => {
     expect(() => engine.watch(document.createElement('video'), { maxFaces: 0 })).toThrow(/maxFaces/);
     const live = engine.watch(videoFrames(synthUrl, 5, 0, 1), { galleryName: 'no-such-gallery', dropFrames: false });
