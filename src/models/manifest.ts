@@ -12,6 +12,11 @@ export const ModelInputSchema = z.object({
   range: z.tuple([z.number(), z.number()]),
   /** how the input crop is made from the image */
   crop: z.string(),
+  /**
+   * the graph also takes other heights and widths (multiples of its largest stride): `shape`
+   * is then its nominal size, and the outputs grow with the input (a detector run over a whole frame)
+   */
+  anySize: z.boolean().optional(),
 });
 
 export const ModelOutputSchema = z.object({
@@ -33,7 +38,8 @@ export const ModelEntrySchema = z.object({
   sha256: z.string(),
   bytes: z.number().int(),
   opset: z.number().int(),
-  weightStorage: z.enum(['float32', 'float16']),
+  // uint8: 8-bit values with a per-channel scale and offset, rebuilt to float32 at session creation
+  weightStorage: z.enum(['float32', 'float16', 'uint8']),
   input: ModelInputSchema,
   outputs: z.array(ModelOutputSchema),
 });

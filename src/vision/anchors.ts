@@ -10,11 +10,17 @@ export interface AnchorSpec {
 
 /** Anchor centres in input pixels, in the order the detector's outputs list them. */
 export function generateAnchors(spec: AnchorSpec): Point[] {
+  return anchorsForInput(spec.layers, spec.inputSize, spec.inputSize);
+}
+
+/** The same grids for a fully convolutional run on a width × height input. */
+export function anchorsForInput(layers: AnchorSpec['layers'], width: number, height: number): Point[] {
   const anchors: Point[] = [];
-  for (const { stride, anchorsPerCell } of spec.layers) {
-    const cells = Math.ceil(spec.inputSize / stride);
-    for (let y = 0; y < cells; y++) {
-      for (let x = 0; x < cells; x++) {
+  for (const { stride, anchorsPerCell } of layers) {
+    const columns = Math.ceil(width / stride);
+    const rows = Math.ceil(height / stride);
+    for (let y = 0; y < rows; y++) {
+      for (let x = 0; x < columns; x++) {
         for (let n = 0; n < anchorsPerCell; n++) anchors.push({ x: (x + 0.5) * stride, y: (y + 0.5) * stride });
       }
     }

@@ -8,6 +8,11 @@ export interface DetectorSpec {
   outputs: { scores: string; regressors: string }[] | { combined: string };
   /** smallest face found reliably, as a fraction of the input side (measured, see docs/detection.md) */
   minFaceFraction: number;
+  /**
+   * the graph runs on any input whose sides are multiples of this stride (its largest), so a
+   * whole frame can be searched in one run instead of tiles (docs/detection.md)
+   */
+  anySizeStride?: number;
 }
 
 export const DETECTORS = {
@@ -19,6 +24,7 @@ export const DETECTORS = {
       { scores: 'scores_coarse', regressors: 'boxes_coarse' },
     ],
     minFaceFraction: 0.1,
+    anySizeStride: 16,
   },
   'blazeface-back': {
     model: 'blazeface-back',

@@ -56,3 +56,43 @@ export function planViews(width: number, height: number, o: TilingOptions): View
   }
   return views;
 }
+
+/** One run of a fully convolutional detector over the whole frame, scaled. */
+export interface FramePass {
+  /** input pixels per image pixel */
+  scale: number;
+  /** input size: the scaled frame rounded up to the detector's stride (padding is black) */
+  width: number;
+  height: number;
+}
+
+export interface FramePassOptions {
+  /** smallest face height to find, in image pixels */
+  minFace: number;
+  /** the detector's trained input side; the whole frame at this size is searched separately */
+  nominal: number;
+  /** smallest face it finds reliably, as a fraction of `nominal` */
+  detectorMinFraction: number;
+  /** input sides must be multiples of this */
+  stride: number;
+  /** scale step between passes: 2 gives every face two chances at neighbouring scales (with 4, two faces of groups/stock-group-1.jpg were missed) */
+  levelRatio?: number;
+}
+
+/**
+ * The frame passes that, with the whole frame at the nominal size, find every face down to
+ * `minFace`: the finest makes that face the detector's smallest, each next one is `levelRatio`
+ * coarser, until the nominal whole-frame view covers the rest (pure). Replaces overlapping
+ * tiles: no pixel is looked at twice at one scale, and it is one run per level.
+ */
+export function planFramePasses(width: number, height: number, o: FramePassOptions): FramePass[] {
+  const ratio = o.levelRatio ?? 2;
+  const wholeScale = o.nominal / Math.max(width, height);
+  const passes: FramePass[] = [];
+  // a level within 10% of the whole-frame view adds nothing (as in pyramidSizes)
+  for (let scale = (o.detectorMinFraction * o.nominal) / o.minFace; scale > wholeScale * 1.1; scale /= ratio) {
+    const side = (n: number) => Math.max(o.stride, Math.ceil((n * scale) / o.stride) * o.stride);
+    passes.push({ scale, width: side(width), height: side(height) });
+  }
+  return passes;
+}

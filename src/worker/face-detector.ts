@@ -1,16 +1,16 @@
 // Finds faces: runs a detector over the planned views of the image, maps every candidate
 // back to image pixels and merges duplicates across views.
-import { generateAnchors } from '../vision/anchors.ts';
+import { anchorsForInput, generateAnchors } from '../vision/anchors.ts';
 import { decodeCandidates, weightedNms, type Candidate } from '../vision/detections.ts';
 import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
 import { applyAffine, cropToImage, type Point, type View } from '../vision/geometry.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
-import { planViews, zoomedOutView } from '../vision/tiling.ts';
+import { planFramePasses, planViews, zoomedOutView, type FramePass } from '../vision/tiling.ts';
+import type { CropRenderer } from './crop-renderer.ts';
+import type { ModelRegistry } from './model-registry.ts';
 
 /** how much larger than the frame the fallback view for tight crops is */
 const ZOOM_OUT = 1.6;
-import type { CropRenderer } from './crop-renderer.ts';
-import type { ModelRegistry } from './model-registry.ts';
 
 export interface DetectorOptions {
   detector: DetectorId;
@@ -24,6 +24,7 @@ export interface DetectorOptions {
 }
 
 export interface DetectorStats {
+  /** detector runs: square views plus whole-frame passes */
   views: number;
   candidates: number;
   /** time spent cutting views and making tensors, and in the detector model */
@@ -41,6 +42,18 @@ function anchorsOf(spec: DetectorSpec): Point[] {
   return anchors;
 }
 
+const frameAnchorCache = new Map<string, Point[]>();
+function frameAnchorsOf(spec: DetectorSpec, width: number, height: number): Point[] {
+  const key = `${spec.model}:${width}x${height}`;
+  let anchors = frameAnchorCache.get(key);
+  if (!anchors) {
+    if (frameAnchorCache.size >= 8) frameAnchorCache.delete(frameAnchorCache.keys().next().value!);
+    anchors = anchorsForInput(spec.anchors.layers, width, height);
+    frameAnchorCache.set(key, anchors);
+  }
+  return anchors;
+}
+
 /** Splits a combined [anchors x 17] output into logits and 16 regressors per anchor. */
 function splitCombined(data: Float32Array): { scores: Float32Array; regressors: Float32Array } {
   const n = data.length / 17;
@@ -51,6 +64,51 @@ function splitCombined(data: Float32Array): { scores: Float32Array; regressors: 
     regressors.set(data.subarray(i * 17 + 1, i * 17 + 17), i * 16);
   }
   return { scores, regressors };
+}
+
+/** Candidates of one detector run, in its input pixels. */
+function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSpec, anchors: Point[], minScore: number): Candidate[] {
+  const found: Candidate[] = [];
+  if ('combined' in spec.outputs) {
+    const { scores, regressors } = splitCombined(out[spec.outputs.combined]!.data);
+    found.push(...decodeCandidates(scores, regressors, anchors, minScore));
+  } else {
+    let offset = 0;
+    for (const pair of spec.outputs) {
+      const scores = out[pair.scores]!.data;
+      found.push(...decodeCandidates(scores, out[pair.regressors]!.data, anchors.slice(offset, offset + scores.length), minScore));
+      offset += scores.length;
+    }
+  }
+  return found;
+}
+
+/** One run over the whole frame, scaled (a fully convolutional detector); candidates in image pixels. */
+async function detectInFrame(
+  image: CanvasImageSource,
+  pass: FramePass,
+  spec: DetectorSpec,
+  minScore: number,
+  models: ModelRegistry,
+  crops: CropRenderer,
+  stats: DetectorStats,
+): Promise<Candidate[]> {
+  const t0 = performance.now();
+  const tensor = rgbaToTensor(crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width * pass.height, 'RGB', [-1, 1]);
+  const t1 = performance.now();
+  const out = await models.run(spec.model, tensor, [1, pass.height, pass.width, 3]);
+  stats.cropMs += t1 - t0;
+  stats.inferMs += performance.now() - t1;
+  const toImage = (p: Point): Point => ({ x: p.x / pass.scale, y: p.y / pass.scale });
+  return decodeRun(out, spec, frameAnchorsOf(spec, pass.width, pass.height), minScore).map((c) => {
+    const origin = toImage(c.box);
+    return {
+      score: c.score,
+      box: { x: origin.x, y: origin.y, width: c.box.width / pass.scale, height: c.box.height / pass.scale },
+      keypoints: c.keypoints.map(toImage),
+      angle: 0,
+    };
+  });
 }
 
 async function detectInView(
@@ -69,19 +127,7 @@ async function detectInView(
   const out = await models.run(spec.model, tensor, [1, size, size, 3]);
   stats.cropMs += t1 - t0;
   stats.inferMs += performance.now() - t1;
-  const anchors = anchorsOf(spec);
-  const found: Candidate[] = [];
-  if ('combined' in spec.outputs) {
-    const { scores, regressors } = splitCombined(out[spec.outputs.combined]!.data);
-    found.push(...decodeCandidates(scores, regressors, anchors, minScore));
-  } else {
-    let offset = 0;
-    for (const pair of spec.outputs) {
-      const scores = out[pair.scores]!.data;
-      found.push(...decodeCandidates(scores, out[pair.regressors]!.data, anchors.slice(offset, offset + scores.length), minScore));
-      offset += scores.length;
-    }
-  }
+  const found = decodeRun(out, spec, anchorsOf(spec), minScore);
   // back to image pixels; a rotated view's box stays an upright square of the same size
   const toImage = cropToImage(view, size);
   const scale = view.size / size;
@@ -105,15 +151,21 @@ export async function detectFaces(
   crops: CropRenderer,
 ): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
   const spec: DetectorSpec = DETECTORS[options.detector];
-  const views = planViews(image.width, image.height, {
-    minFace: options.minFace,
-    detectorMinFraction: options.minFaceFraction ?? spec.minFaceFraction,
-    overlap: 0.3,
-    angles: options.angles,
-  });
+  const minFraction = options.minFaceFraction ?? spec.minFaceFraction;
+  const tiling = { minFace: options.minFace, detectorMinFraction: minFraction, overlap: 0.3 };
+  // upright search with a fully convolutional detector: the whole frame as one square view for
+  // large faces, then whole-frame passes for smaller ones; rotated search keeps square tiles
+  const frameSearch = spec.anySizeStride !== undefined && options.angles.includes(0);
+  const tiledAngles = options.angles.filter((a) => !frameSearch || a !== 0);
+  const views = tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }) : [];
+  const passes = frameSearch
+    ? planFramePasses(image.width, image.height, { ...tiling, nominal: spec.anchors.inputSize, stride: spec.anySizeStride! })
+    : [];
+  if (frameSearch) views.unshift(zoomedOutView(image.width, image.height, 1, 0));
   const candidates: Candidate[] = [];
-  const stats: DetectorStats = { views: views.length, candidates: 0, cropMs: 0, inferMs: 0 };
+  const stats: DetectorStats = { views: views.length + passes.length, candidates: 0, cropMs: 0, inferMs: 0 };
   for (const view of views) candidates.push(...(await detectInView(image, view, spec, options.minScore, models, crops, stats)));
+  for (const pass of passes) candidates.push(...(await detectInFrame(image, pass, spec, options.minScore, models, crops, stats)));
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;

@@ -51,6 +51,8 @@ export interface ImageAnalysisOptions {
   detection?: Partial<DetectionSettings>;
   /** return the encoded bytes that were decoded (base64 or URL input: the service keeps the photo) */
   keepEncoded?: boolean;
+  /** overrides GEAR's crop side (for evaluation runs) */
+  gearInputSize?: number;
 }
 
 export interface ImageTimings {
@@ -129,6 +131,7 @@ export async function analyzeBitmap(
       liveness: options.selector.liveness,
       keepMesh: options.keepMesh,
       minMeshScore: settings.minMeshScore,
+      gearInputSize: options.gearInputSize,
     });
     if (face && face.box.height >= minFace * 0.8) faces.push(face);
   }

@@ -1,13 +1,13 @@
 // Pure vision code: geometry, anchors, candidate decoding and NMS, tiling, selector, mesh names.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generateAnchors } from '../../src/vision/anchors.ts';
+import { anchorsForInput, generateAnchors } from '../../src/vision/anchors.ts';
 import { decodeCandidates, weightedNms, type Candidate } from '../../src/vision/detections.ts';
 import { NAMED_LANDMARKS } from '../../src/vision/face-mesh.ts';
 import { applyAffine, cropToImage, imageToCrop, iou, subView, type View } from '../../src/vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
 import { parseSelector } from '../../src/vision/selector.ts';
-import { planViews, pyramidSizes } from '../../src/vision/tiling.ts';
+import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tiling.ts';
 import { EngineError } from '../../src/errors.ts';
 
 const close = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) < eps;
@@ -112,6 +112,40 @@ describe('tiling', () => {
   it('ROLL searches each rotation', () => {
     const views = planViews(640, 480, { minFace: 200, detectorMinFraction: 0.1, overlap: 0.3, angles: [0, 1, -1] });
     expect(views.map((v) => v.angle)).toEqual([0, 1, -1]);
+  });
+});
+
+describe('whole-frame passes', () => {
+  const o = { minFace: 28, nominal: 128, detectorMinFraction: 0.1, stride: 16 };
+
+  it('a face already 10% of the whole frame needs no pass beyond the nominal view', () => {
+    expect(planFramePasses(640, 480, { ...o, minFace: 64 })).toEqual([]);
+  });
+
+  it('the finest pass makes the smallest face the detector\'s smallest, coarser passes 2x apart, sides on the stride', () => {
+    const passes = planFramePasses(2048, 922, o);
+    expect(passes[0]!.scale).toBeCloseTo(12.8 / 28, 6);
+    for (const [i, p] of passes.entries()) {
+      expect(p.width % 16).toBe(0);
+      expect(p.height % 16).toBe(0);
+      expect(p.width).toBeGreaterThanOrEqual(2048 * p.scale);
+      expect(p.height).toBeGreaterThanOrEqual(922 * p.scale);
+      if (i > 0) expect(passes[i - 1]!.scale / p.scale).toBeCloseTo(2, 6);
+    }
+    // the coarsest pass still reaches below the smallest face the nominal whole-frame view finds
+    const coarsest = passes.at(-1)!;
+    const wholeSmallest = 0.1 * 2048;
+    expect(12.8 / coarsest.scale).toBeLessThan(wholeSmallest);
+  });
+
+  it('anchors for a wider input keep the detector order: rows, columns, anchors per cell', () => {
+    const layers = [{ stride: 8, anchorsPerCell: 2 }, { stride: 16, anchorsPerCell: 6 }];
+    const a = anchorsForInput(layers, 256, 128);
+    expect(a).toHaveLength(32 * 16 * 2 + 16 * 8 * 6);
+    expect(a[0]).toEqual({ x: 4, y: 4 });
+    expect(a[2]).toEqual({ x: 12, y: 4 });
+    expect(a[64]).toEqual({ x: 4, y: 12 }); // second row after 32 cells x 2
+    expect(anchorsForInput(layers, 128, 128)).toEqual(generateAnchors({ inputSize: 128, layers }));
   });
 });
 

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DataType, serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
+import { compressWeights, DEFAULT_COMPRESS, weightStorageOf } from '../onnx/compress-weights.ts';
+import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
 import type { CatalogEntry } from './catalog.ts';
 import { convertTfjsGraph } from './tfjs-graph.ts';
 
@@ -26,7 +27,7 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
   const src = entry.source;
   switch (src.kind) {
     case 'tfjs-graph':
-      return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs, float16Weights: true });
+      return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs, float16Weights: true, anySize: src.anySize !== undefined });
     case 'faceapi-recognition': {
       const { buildFaceRecognitionGraph } = await import('./faceapi/recognition.ts');
       return buildFaceRecognitionGraph(join(dir, 'model'));
@@ -42,12 +43,18 @@ export interface BuiltModel {
   graph: GraphDef;
   bytes: Uint8Array;
   version: string;
-  weightStorage: 'float16' | 'float32';
+  weightStorage: ReturnType<typeof weightStorageOf>;
 }
 
-export async function buildModel(entry: CatalogEntry): Promise<BuiltModel> {
+/**
+ * `float: true` keeps the weights as the source stores them (what the parity tests compare
+ * with TF.js); the shipped files store them in 8 bits (tools/onnx/compress-weights.ts).
+ */
+export async function buildModel(entry: CatalogEntry, options: { float?: boolean } = {}): Promise<BuiltModel> {
   const version = packageVersion(entry.package);
-  const graph = await buildGraph(entry);
+  const source = await buildGraph(entry);
+  const storage = entry.storage ?? 'uint8';
+  const graph = options.float || storage === 'source' ? source : compressWeights(source, { ...DEFAULT_COMPRESS, storage });
   const bytes = serializeModel({
     graph,
     opset: OPSET,
@@ -56,6 +63,5 @@ export async function buildModel(entry: CatalogEntry): Promise<BuiltModel> {
     docString: entry.description,
     metadata: { source: `${entry.package}@${version}`, id: entry.id },
   });
-  const weightStorage = graph.initializers.some((t) => t.dataType === DataType.FLOAT16) ? 'float16' : 'float32';
-  return { graph, bytes, version, weightStorage };
+  return { graph, bytes, version, weightStorage: weightStorageOf(graph) };
 }

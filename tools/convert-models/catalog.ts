@@ -4,7 +4,13 @@ import type { ModelEntry } from '../../src/models/manifest.ts';
 
 export type SourceKind =
   /** a TF.js graph model (model.json with topology) converted op by op */
-  | { kind: 'tfjs-graph'; modelJson: string; renameOutputs?: Record<string, string> }
+  | {
+      kind: 'tfjs-graph';
+      modelJson: string;
+      renameOutputs?: Record<string, string>;
+      /** fully convolutional: exported with symbolic height/width (tfjs-graph.ts `anySize`); the value is the side it was trained at */
+      anySize?: number;
+    }
   /** a face-api weight-only model whose network is rebuilt from its architecture */
   | { kind: 'faceapi-recognition' | 'faceapi-expression'; manifest: string };
 
@@ -18,6 +24,8 @@ export interface CatalogEntry {
   input: Omit<ModelEntry['input'], 'name' | 'shape'>;
   /** output name → what its values mean */
   outputs: Record<string, string>;
+  /** how float weights the source did not already quantise are stored (default uint8) */
+  storage?: 'uint8' | 'float16' | 'source';
 }
 
 const human = (file: string) => ({
@@ -35,18 +43,23 @@ const BLAZEFACE_OUTPUTS = (small: number, large: number) => ({
 export const CATALOG: CatalogEntry[] = [
   {
     id: 'blazeface-front',
+    // detectors keep their float weights: 8 bits let a second, false face through on faces/obama/obama1.jpg
+    storage: 'source',
     ...human('blazeface-front'),
     source: {
       kind: 'tfjs-graph',
       modelJson: 'models/blazeface-front.json',
       renameOutputs: { Identity: 'scores_fine', Identity_1: 'scores_coarse', Identity_2: 'boxes_fine', Identity_3: 'boxes_coarse' },
+      anySize: 128,
     },
-    description: 'BlazeFace short-range face detector (front camera), 128x128, anchors at strides 8 and 16.',
-    input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 128x128' },
+    description: 'BlazeFace short-range face detector (front camera), 128x128 nominal, anchors at strides 8 and 16; any input size that is a multiple of 16 (anchor grids grow with it).',
+    input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 128x128, or a whole frame scaled to any multiple of 16' },
     outputs: BLAZEFACE_OUTPUTS(16, 8),
   },
   {
     id: 'blazeface-back',
+    // detectors keep their float weights: 8 bits let a second, false face through on faces/obama/obama1.jpg
+    storage: 'source',
     ...human('blazeface-back'),
     source: {
       kind: 'tfjs-graph',
@@ -59,6 +72,8 @@ export const CATALOG: CatalogEntry[] = [
   },
   {
     id: 'facemesh-detection-full',
+    // detectors keep their float weights: 8 bits let a second, false face through on faces/obama/obama1.jpg
+    storage: 'source',
     ...human('facemesh-detection-full'),
     source: { kind: 'tfjs-graph', modelJson: 'models/facemesh-detection-full.json' },
     description: 'MediaPipe full-range face detector, 192x192, one anchor per cell of a 48x48 grid (stride 4).',
@@ -111,9 +126,10 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'gear',
     ...human('gear'),
-    source: { kind: 'tfjs-graph', modelJson: 'models/gear.json' },
+    // convolutions + global max pooling: any input size works (a smaller crop costs less)
+    source: { kind: 'tfjs-graph', modelJson: 'models/gear.json', anySize: 198 },
     description: 'GEAR: gender, age bins and 5 race classes from a 198x198 crop.',
-    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 198x198' },
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 198x198 (or smaller: any size works)' },
     outputs: {
       age_output: 'softmax over 7 age bins centred at 15, 23, 28, 35.5, 45.5, 55.5, 65 years',
       gender_output: 'softmax over [male, female]',
@@ -152,6 +168,8 @@ export const CATALOG: CatalogEntry[] = [
     description: 'face-api.js ResNet-34-like 128-d face recogniser (dlib architecture), 150x150 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'aligned face crop padded to a centred square, 150x150; mean subtraction happens inside the graph' },
     outputs: { descriptor: '128-d descriptor (not normalised; same person when Euclidean distance < ~0.6)' },
+    // its 8 float32 filters (conv64) lose verification accuracy at 8 bits; the rest keeps face-api's own 8-bit grid
+    storage: 'float16',
   },
   {
     id: 'faceapi-expression',

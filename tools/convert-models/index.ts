@@ -14,8 +14,11 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
   const { graph, bytes, version, weightStorage } = await buildModel(entry);
   const file = `${entry.id}.onnx`;
   writeFileSync(join(OUT_DIR, file), bytes);
-  const input = graph.inputs[0];
-  if (!input || graph.inputs.length !== 1) throw new Error(`${entry.id}: expected exactly one graph input`);
+  const graphInput = graph.inputs[0];
+  if (!graphInput || graph.inputs.length !== 1) throw new Error(`${entry.id}: expected exactly one graph input`);
+  // an any-size graph is listed (and probed) at its nominal size
+  const nominal = entry.source.kind === 'tfjs-graph' ? entry.source.anySize : undefined;
+  const input = nominal ? { ...graphInput, dims: graphInput.dims?.map((d) => (d === 'height' || d === 'width' ? nominal : d)) } : graphInput;
   const shapes = await outputShapes(bytes, input);
   const outputs = graph.outputs.map((o) => {
     const meaning = entry.outputs[o.name];
@@ -36,7 +39,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     bytes: bytes.length,
     opset: OPSET,
     weightStorage,
-    input: { name: input.name, shape: input.dims ?? [], ...entry.input },
+    input: { name: input.name, shape: input.dims ?? [], ...entry.input, ...(nominal ? { anySize: true } : {}) },
     outputs,
   };
 }

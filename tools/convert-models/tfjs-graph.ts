@@ -165,6 +165,11 @@ export interface ConvertOptions {
    * representable (true for the float16-quantised TF.js sources): half the file, same numbers.
    */
   float16Weights?: boolean;
+  /**
+   * A fully convolutional graph (a detector) exported with symbolic height and width: its only
+   * size-bound ops, the reshapes of [1, H, W, anchors*k] maps to [1, cells, k], get -1 cells.
+   */
+  anySize?: boolean;
 }
 
 export function convertTfjsGraph(modelJsonPath: string, options: ConvertOptions): GraphDef {
@@ -386,7 +391,11 @@ class TfjsGraphConverter {
     const x = inputs[0];
     switch (node.op) {
       case 'Placeholder': {
-        const dims = (node.attr?.shape?.shape?.dim ?? []).map((d) => (Number(d.size) < 0 ? 'batch' : Number(d.size)));
+        let dims: (number | string)[] = (node.attr?.shape?.shape?.dim ?? []).map((d) => (Number(d.size) < 0 ? 'batch' : Number(d.size)));
+        if (this.options.anySize) {
+          if (dims.length !== 4) fail(node, 'anySize needs an NHWC image input');
+          dims = [dims[0]!, 'height', 'width', dims[3]!];
+        }
         if (node.attr?.dtype?.type !== 'DT_FLOAT') fail(node, `unsupported input type ${node.attr?.dtype?.type}`);
         return this.tensor(g.input(node.name, dims), 'TF');
       }
@@ -508,7 +517,13 @@ class TfjsGraphConverter {
         if (!x || x.kind === 'const') fail(node, 'input must be a tensor');
         const shape = inputs[1];
         if (!shape) fail(node, 'missing shape');
-        const shapeName = shape.kind === 'const' ? this.constName(node, shape.tensor, true) : this.asTf(shape);
+        let target = shape.kind === 'const' ? shape.tensor : undefined;
+        if (this.options.anySize) {
+          const d = target ? [...target.data] : [];
+          if (d.length !== 3 || d[0] !== 1) fail(node, `anySize: reshape to [${d}] depends on the input size`);
+          target = { ...target!, data: Int32Array.from([1, -1, d[2]!]) };
+        }
+        const shapeName = target ? this.constName(node, target, true) : this.asTf(shape);
         return this.tensor(g.node('Reshape', [this.asTf(x), shapeName], { name: node.name }), 'TF', x.integer);
       }
       case 'Squeeze': {

@@ -18,6 +18,8 @@ export interface WeightTensor {
   shape: number[];
   dtype: 'float32' | 'int32';
   data: Float32Array | Int32Array;
+  /** the stored 8-bit values when the source quantised the tensor as `q*scale + min` */
+  uint8?: { q: Uint8Array; scale: number; min: number };
 }
 
 export function float16ToFloat32(h: number): number {
@@ -80,6 +82,11 @@ function decode(entry: ManifestEntry, bytes: Buffer, offset: number, count: numb
     for (let i = 0; i < count; i++) {
       const v = q.dtype === 'uint8' ? view.getUint8(i) : view.getUint16(i * 2, true);
       data[i] = v * scale + min;
+    }
+    if (q.dtype === 'uint8') {
+      const stored = new Uint8Array(count);
+      for (let i = 0; i < count; i++) stored[i] = view.getUint8(i);
+      return { shape: entry.shape, dtype: 'float32', data, uint8: { q: stored, scale, min } };
     }
   }
   return { shape: entry.shape, dtype: 'float32', data };

@@ -2,7 +2,7 @@
 // Field numbers follow onnx/onnx.proto (IR version 8).
 import { ProtoWriter } from './protobuf.ts';
 
-export const DataType = { FLOAT: 1, UINT8: 2, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10 } as const;
+export const DataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10 } as const;
 export type DataTypeCode = (typeof DataType)[keyof typeof DataType];
 
 export interface TensorData {

@@ -3,6 +3,7 @@
 // (what ONNX Conv expects), so filters are transposed once at build time and
 // the image is transposed once at the graph input.
 import { join } from 'node:path';
+import { dequantized8 } from '../../onnx/compress-weights.ts';
 import type { GraphBuilder } from '../../onnx/graph-builder.ts';
 import { loadWeightsManifestFile, type WeightTensor } from '../tfjs-weights.ts';
 
@@ -31,6 +32,11 @@ export class WeightReader {
     }
     this.used.add(name);
     return w.data;
+  }
+
+  /** The stored 8-bit values of a weight face-api ships quantised (`q*scale + min`), if it does. */
+  uint8(name: string): { q: Uint8Array; scale: number; min: number } | undefined {
+    return this.weights.get(name)?.uint8;
   }
 
   /** Shape of a stored weight, to size layers from the manifest rather than hard-coding. */
@@ -103,6 +109,8 @@ export function normalizedNchwInput(b: GraphBuilder, name: string, size: number)
 export interface ConvSpec {
   /** ONNX-layout weight [out, in/group, kh, kw] */
   weight: Float32Array;
+  /** the same weight kept as 8-bit values with a per-output-channel grid (stored as such) */
+  weight8?: { q: Uint8Array; scale: Float32Array; min: Float32Array };
   dims: [number, number, number, number];
   bias?: Float32Array;
   stride: number;
@@ -112,7 +120,10 @@ export interface ConvSpec {
 }
 
 export function conv(b: GraphBuilder, x: string, hint: string, spec: ConvSpec): string {
-  const inputs = [x, b.constFloat(`${hint}/weight`, spec.dims, spec.weight)];
+  const weight = spec.weight8
+    ? dequantized8(b, `${hint}/weight`, spec.dims, spec.weight8)
+    : b.constFloat(`${hint}/weight`, spec.dims, spec.weight);
+  const inputs = [x, weight];
   if (spec.bias) inputs.push(b.constFloat(`${hint}/bias`, [spec.dims[0]], spec.bias));
   return b.node('Conv', inputs, {
     name: hint,

@@ -50,9 +50,19 @@ function convLayer(
     foldedBias[o] = bias[o]! * s + scaleB[o]!;
   }
 
+  // face-api ships most filters as 8-bit `q*scale + min`; folding the per-channel scale keeps
+  // them on an 8-bit grid per output channel (q*(scale*s) + min*s), stored as exactly that
+  const stored = w.uint8(`${prefix}/conv/filters`);
+  const weight8 = stored && {
+    q: Uint8Array.from(tfFilterToOihw(Float32Array.from(stored.q), shape)),
+    scale: scaleW.map((s) => stored.scale * s),
+    min: scaleW.map((s) => stored.min * s),
+  };
+
   const pad = tfPadding(x.size, k, stride, padding);
   let out = conv(b, x.name, prefix, {
     weight,
+    weight8,
     dims: [cout, cin, k, k],
     bias: foldedBias,
     stride,

@@ -14,15 +14,22 @@ const ready = vision.api.init(resolveRuntimeEnv({ backend: 'wasm' }));
 export interface EvalOptions {
   /** run the emotion classifier on every face, with this model */
   emotionModel?: EmotionModelId;
+  /** overrides of the shipped detection settings */
+  detection?: Partial<DetectionSettings>;
+  /** run the demographics models, GEAR on a crop of this side (default: the shipped one) */
+  demographics?: { gearInputSize?: number };
 }
 
 export interface EvalFace {
   /** mesh box [x, y, width, height], rounded to pixels */
   box: [number, number, number, number];
   score: number;
+  /** the detector's own box [x, y, width, height] and roll of its eye line (degrees) */
+  detector: [number, number, number, number, number];
   meshScore: number;
   /** probabilities by class (angry, disgust, fear, happy, sad, surprise, neutral) */
   emotion?: Record<string, number>;
+  demographics?: { age: number; male: number; race: Record<string, number> };
 }
 
 export interface EvalImage {
@@ -57,7 +64,9 @@ async function analyzeFile(absPath: string, options: EvalOptions = {}): Promise<
   const r = await vision.api.analyze(await response.blob(), {
     minHeadScale: 0.015,
     selector: { roll: false, full: false, liveness: false },
-    demographics: false,
+    demographics: options.demographics !== undefined,
+    gearInputSize: options.demographics?.gearInputSize,
+    detection: options.detection,
     emotion: options.emotionModel !== undefined,
     emotionModel: options.emotionModel,
     keepMesh: false,
@@ -72,8 +81,13 @@ async function analyzeFile(absPath: string, options: EvalOptions = {}): Promise<
       faces: faces.map((f) => ({
         box: [Math.round(f.box.x), Math.round(f.box.y), Math.round(f.box.width), Math.round(f.box.height)],
         score: round3(f.detection.score),
+        detector: [
+          ...([f.detection.box.x, f.detection.box.y, f.detection.box.width, f.detection.box.height].map(Math.round) as [number, number, number, number]),
+          Math.round((Math.atan2(f.detection.keypoints[1]!.y - f.detection.keypoints[0]!.y, f.detection.keypoints[1]!.x - f.detection.keypoints[0]!.x) * 180) / Math.PI),
+        ],
         meshScore: round3(f.meshScore),
         emotion: f.emotion && Object.fromEntries(Object.entries(f.emotion).map(([k, v]) => [k, round3(v)])),
+        demographics: f.demographics && { age: f.demographics.age, male: f.demographics.male, race: { ...f.demographics.race } },
       })),
       totalMs: timings.total,
       detectMs: timings.detect,

@@ -1,0 +1,72 @@
+// The shipped models store their weights in 8 bits (tools/onnx/compress-weights.ts). Each must
+// stay close to the converter's float graph on a real face, and the files must stay small.
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { ModelManifestSchema } from '../../src/models/manifest.ts';
+import { buildModel, ROOT } from '../../tools/convert-models/build.ts';
+import { CATALOG } from '../../tools/convert-models/catalog.ts';
+import { quantize8 } from '../../tools/onnx/compress-weights.ts';
+import { realFaceCrop, seededRandom } from './helpers/parity.ts';
+
+const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 && nb === 0 ? 1 : dot / Math.sqrt(na * nb);
+}
+
+describe('8-bit weight storage', () => {
+  it('quantize8 keeps a tensor already on one 8-bit grid exactly, and bounds the error otherwise', () => {
+    const random = seededRandom(3);
+    const q = Uint8Array.from({ length: 600 }, () => Math.floor(random() * 256));
+    q[0] = 0;
+    q[1] = 255;
+    const onGrid = Float32Array.from(q, (v) => Math.fround(v * 0.0123 - 1.5));
+    const back = quantize8(onGrid, 6);
+    expect(back.scale.length).toBe(1);
+    expect([...back.q]).toEqual([...q]);
+
+    const values = Float32Array.from({ length: 600 }, (_, i) => Math.sin(i * 0.37) * (1 + Math.floor(i / 100)));
+    const per = quantize8(values, 6);
+    expect(per.scale.length).toBe(6);
+    for (let i = 0; i < values.length; i++) {
+      const s = Math.floor(i / 100);
+      const restored = per.q[i]! * per.scale[s]! + per.min[s]!;
+      expect(Math.abs(restored - values[i]!)).toBeLessThanOrEqual(per.scale[s]! / 2 + 1e-6);
+    }
+  });
+
+  it('the default request models fit in 12 MB and all models in 20 MB', () => {
+    const bytes = (id: string) => statSync(join(ROOT, 'public/models', manifest.models.find((m) => m.id === id)!.file)).size;
+    const defaults = ['blazeface-front', 'facemesh', 'gear', 'faceres', 'faceapi-recognition'].reduce((sum, id) => sum + bytes(id), 0);
+    const all = manifest.models.reduce((sum, m) => sum + bytes(m.id), 0);
+    expect(defaults).toBeLessThanOrEqual(12e6);
+    expect(all).toBeLessThanOrEqual(20e6);
+  });
+
+  for (const entry of CATALOG) {
+    it(`${entry.id}: the shipped file matches the float graph on a real face (cosine ≥ 0.99 per output)`, async () => {
+      const model = manifest.models.find((m) => m.id === entry.id)!;
+      const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
+      const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models', model.file));
+      const [, size, , channels] = model.input.shape.map((d) => (typeof d === 'number' ? d : 1)) as number[];
+      const data = realFaceCrop(size!, model.input.range, model.input.channels === 'gray');
+      const feeds = { [model.input.name]: new ort.Tensor('float32', data, [1, size!, size!, channels!]) };
+      const [a, b] = [await float.run(feeds), await shipped.run(feeds)];
+      for (const name of Object.keys(a)) {
+        expect(cosine(a[name]!.data as Float32Array, b[name]!.data as Float32Array), name).toBeGreaterThanOrEqual(0.99);
+      }
+      await float.release();
+      await shipped.release();
+    });
+  }
+});

@@ -1,0 +1,108 @@
+// `npm run eval:attributes`: how much /detect's age, gender and ethnicity move when GEAR (the
+// costliest per-face model) runs on a smaller crop. The dev data has no age or ethnicity labels,
+// so each candidate crop size is compared with the nominal 198 px on the same faces (agreement);
+// gender is also scored against the identities whose gender is public knowledge.
+//   --sizes 198,160,128 (the first is the reference)  --no-write (stdout only)
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
+import { writeBetweenMarkers } from '../bench/report.ts';
+import { absolutePath, loadEvalSets, type ManifestFile } from './dataset.ts';
+import type { EvalFace, EvalResult } from './pages/eval.ts';
+
+const DOC = resolve(projectRoot, 'docs/accuracy.md');
+const START = '<!-- attributes-eval:start -->';
+const END = '<!-- attributes-eval:end -->';
+
+/** identities of ../shared/data/faces whose gender is public (actors' characters, politicians, the data's own README) */
+const KNOWN_MALE: Record<string, boolean> = {
+  obama: true,
+  biden: true,
+  kit_harington: true,
+  alex_lacamoire: true,
+  lin_manuel_miranda: true,
+  howard: true,
+  leonard: true,
+  raj: true,
+  sheldon: true,
+  stuart: true,
+  rose_leslie: false,
+  amy: false,
+  bernadette: false,
+  penny: false,
+};
+
+type Demo = NonNullable<EvalFace['demographics']>;
+const topRace = (d: Demo) => Object.entries(d.race).sort((a, b) => b[1] - a[1])[0]![0];
+
+export interface SizeScore {
+  size: number;
+  faces: number;
+  raceAgree: number;
+  genderAgree: number;
+  meanAgeDiff: number;
+  genderCorrect: number;
+  genderLabelled: number;
+}
+
+/** Scores one size's faces against the reference size's faces (same files, same order: pure). */
+export function scoreSize(size: number, reference: (Demo | undefined)[], candidate: (Demo | undefined)[], male: (boolean | undefined)[]): SizeScore {
+  let faces = 0;
+  let raceAgree = 0;
+  let genderAgree = 0;
+  let ageDiff = 0;
+  let genderCorrect = 0;
+  let genderLabelled = 0;
+  for (let i = 0; i < reference.length; i++) {
+    const r = reference[i];
+    const c = candidate[i];
+    if (!r || !c) continue;
+    faces++;
+    if (topRace(r) === topRace(c)) raceAgree++;
+    if (r.male > 0.5 === c.male > 0.5) genderAgree++;
+    ageDiff += Math.abs(r.age - c.age);
+    if (male[i] !== undefined) {
+      genderLabelled++;
+      if (c.male > 0.5 === male[i]) genderCorrect++;
+    }
+  }
+  return { size, faces, raceAgree, genderAgree, meanAgeDiff: faces ? ageDiff / faces : NaN, genderCorrect, genderLabelled };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '198,160,128' }, 'no-write': { type: 'boolean', default: false } } });
+  const sizes = values.sizes.split(',').map(Number);
+  const files: ManifestFile[] = loadEvalSets().faces;
+  const bySize = new Map<number, (Demo | undefined)[]>();
+  await withBrowserSession({ callTimeoutMs: 600_000 }, async (session) => {
+    await session.open('/tools/eval/pages/eval.html');
+    for (const size of sizes) {
+      const out: (Demo | undefined)[] = [];
+      for (const file of files) {
+        const r = await session.call<EvalResult>('analyzeFile', absolutePath(file), { demographics: { gearInputSize: size } });
+        // the largest face is the identity's (faces/ holds one person per image)
+        out.push(r.ok ? r.image.faces[0]?.demographics : undefined);
+      }
+      bySize.set(size, out);
+      console.log(`gear ${size}: ${out.filter(Boolean).length} faces`);
+    }
+  });
+  const male = files.map((f) => KNOWN_MALE[f.identity ?? '']);
+  const reference = bySize.get(sizes[0]!)!;
+  const scores = sizes.map((s) => scoreSize(s, reference, bySize.get(s)!, male));
+  const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(0)}%)`;
+  const lines = [
+    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run eval:attributes\` (tools/eval/attributes.ts); regenerate rather than edit.`,
+    '',
+    `The ${files.length} images of ../shared/data/faces through /detect's demographics (GEAR + FaceRes), GEAR's crop at each size; agreement is with the ${sizes[0]} px crop on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities whose gender is public.`,
+    '',
+    '| GEAR crop | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) |',
+    '|--:|--:|--:|--:|--:|--:|',
+    ...scores.map((s) => `| ${s.size} | ${s.faces} | ${pct(s.raceAgree, s.faces)} | ${pct(s.genderAgree, s.faces)} | ${s.meanAgeDiff.toFixed(1)} | ${pct(s.genderCorrect, s.genderLabelled)} |`),
+  ];
+  const table = lines.join('\n');
+  console.log(table);
+  if (!values['no-write']) writeBetweenMarkers(DOC, { start: START, end: END }, `## Attributes\n\n${table}`, { template: `# Accuracy\n\n${START}\n${END}\n`, appendMarkers: true });
+}
+
+await main();
