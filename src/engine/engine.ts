@@ -38,7 +38,8 @@ import {
 import { recognitionServices } from '../service/recognition.ts';
 import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
-import { GalleryStore, GallerySearchIndex } from '../store/index.ts';
+import { GalleryStore } from '../store/index.ts';
+import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
 import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import type { ModelWarmUp } from '../worker/model-registry.ts';
@@ -179,7 +180,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 
   // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs
   const galleries = await GalleryStore.open({ name: api.storageName });
-  const searchIndex = new GallerySearchIndex(galleries);
+  // the search index (matrices, reopen) lives in its own worker: the page's thread stays free
+  const searchIndex = new RemoteSearchIndex(galleries);
 
   const services: Services = {
     ...unimplementedServices(),

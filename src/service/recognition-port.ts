@@ -27,6 +27,8 @@ export interface RecognitionStore {
   listGalleries(appId: string): Promise<string[]>;
   /** 5004 when the gallery does not exist */
   listSubjects(appId: string, gallery: string): Promise<string[]>;
+  /** 5004 when the gallery does not exist; one key lookup (listing 20k subjects blocked the page ~60 ms) */
+  requireGallery(appId: string, gallery: string): Promise<void>;
   /** 5004 / 5003 */
   listTemplates(appId: string, gallery: string, subject: string): Promise<TemplateRef[]>;
   /** the subject's templates of one model, 5004 / 5003 */

@@ -118,7 +118,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
     },
 
     async recognize({ appId, params }: ServiceCall<ServiceParams<'recognize'>>): Promise<RecognizeResponse> {
-      await store.listSubjects(appId, params.gallery_name); // 5004 before any image work
+      await store.requireGallery(appId, params.gallery_name); // 5004 before any image work
       const selector = parseSelector(params.selector);
       const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, false);
       const threshold = params.threshold ?? RECOGNIZE_DEFAULTS.threshold;

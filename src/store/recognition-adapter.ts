@@ -1,10 +1,14 @@
 // The recognition services' storage port (src/service/recognition-port.ts) over the
 // IndexedDB gallery store and its in-memory search index.
+import { EngineError } from '../errors.ts';
 import type { RecognitionStore } from '../service/recognition-port.ts';
 import type { GalleryStore } from './gallery-store.ts';
 import type { GallerySearchIndex } from './search-index.ts';
 
-export function recognitionStore(store: GalleryStore, index: GallerySearchIndex): RecognitionStore {
+/** In the page (tests) or in the search index worker (RemoteSearchIndex, the engine's). */
+export type SubjectSearch = Pick<GallerySearchIndex, 'searchSubjects'>;
+
+export function recognitionStore(store: GalleryStore, index: SubjectSearch): RecognitionStore {
   const ref = (t: { faceId: string; enrollmentTimestamp: string }) => ({ faceId: t.faceId, enrollmentTimestamp: t.enrollmentTimestamp });
   return {
     async addTemplates(appId, gallery, subject, templates, image) {
@@ -25,6 +29,9 @@ export function recognitionStore(store: GalleryStore, index: GallerySearchIndex)
     },
     listGalleries: (appId) => store.listGalleries(appId),
     listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
+    async requireGallery(appId, gallery) {
+      if (!(await store.galleryExists(appId, gallery))) throw new EngineError('GALLERY_NOT_FOUND');
+    },
     async listTemplates(appId, gallery, subject) {
       return (await store.listTemplates(appId, gallery, subject)).map(ref);
     },

@@ -28,6 +28,11 @@ export interface SearchIndexOptions {
   crossTab?: boolean;
   /** scoring kernel for new matrices (default 'auto') */
   kernel?: KernelChoice;
+  /**
+   * A writer whose notices reach this index through apply(), in order with the searches (the
+   * page's store when the index runs in a worker): its copies on the BroadcastChannel are skipped.
+   */
+  directSource?: string;
 }
 
 export interface IndexStats {
@@ -81,7 +86,7 @@ export class GallerySearchIndex {
       this.channel.onmessage = (event: MessageEvent) => {
         const notice = readNotice(event.data);
         // this store's own notices came through onChange already, before its write resolved
-        if (notice.source !== store.id) this.apply(notice.change);
+        if (notice.source !== store.id && notice.source !== options.directSource) this.apply(notice.change);
       };
     }
   }
@@ -173,7 +178,8 @@ export class GallerySearchIndex {
     throw new EngineError('UNAVAILABLE', `gallery ${target.gallery} kept changing while it was being loaded`);
   }
 
-  private apply(change: StoreChange): void {
+  /** A committed write (this store's own, or one forwarded by its writer in another context). */
+  apply(change: StoreChange): void {
     if (change.kind === 'reset') {
       for (const models of this.galleries.values()) for (const entry of models.values()) this.invalidate(entry);
       return;

@@ -1,0 +1,68 @@
+// The engine's search index runs in its own worker (src/store/index.worker.ts): it must follow
+// this page's writes in order (a recognize sent after an enroll or a removal resolved sees it),
+// another engine's writes on the same storage (another tab, via the BroadcastChannel), and a
+// gallery written before the engine started (the reopen, read in the worker).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
+import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
+import bidenUrl from '../../../shared/data/faces/biden/biden.jpg?url';
+import biden2Url from '../../../shared/data/faces/biden/biden2.jpg?url';
+import { createEngine, type Engine } from '../../src/index.ts';
+import { GalleryStore, type ImportItem } from '../../src/store/index.ts';
+import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { seededRandom } from '../unit/helpers/seeded-random.ts';
+
+const storageName = `search-worker-${Date.now()}`;
+const blobOf = async (url: string) => (await fetch(url)).blob();
+let engine: Engine;
+let other: Engine;
+
+async function topOf(e: Engine, url: string, gallery: string): Promise<string | undefined> {
+  const r = await e.recognize({ image: await blobOf(url), gallery_name: gallery });
+  if ('Errors' in r) throw new Error(JSON.stringify(r));
+  return r.images[0]!.candidates?.[0]?.subject_id;
+}
+
+beforeAll(async () => {
+  // a crowd written straight into storage before any engine exists: the first search reads it in the worker
+  const random = seededRandom(7);
+  const store = await GalleryStore.open({ name: storageName, broadcast: false });
+  const items: ImportItem[] = Array.from({ length: 3000 }, (_, i) => {
+    const v = new Float32Array(128).map(() => random() * 2 - 1);
+    const n = Math.hypot(...v);
+    return { subject: `crowd-${i}`, template: { modelId: EMBEDDING.id, embedding: v.map((x) => x / n), box: { topLeftX: 0, topLeftY: 0, width: 1, height: 1 }, attributes: {}, quality: 0.5 } };
+  });
+  await store.importTemplates('demo', 'people', items);
+  store.close();
+  engine = await createEngine({ backend: 'wasm', storageName });
+  other = await createEngine({ backend: 'wasm', storageName });
+});
+afterAll(() => {
+  engine?.close();
+  other?.close();
+});
+
+describe('the search index worker', () => {
+  it('reopens a stored gallery, then follows this engine\'s enroll and removal in order', async () => {
+    expect(await topOf(engine, obama2Url, 'people')).toBeUndefined(); // only the random crowd: no match
+    const e = await engine.enroll({ image: await blobOf(obamaUrl), subject_id: 'obama', gallery_name: 'people' });
+    if ('Errors' in e) throw new Error(JSON.stringify(e));
+    // sent right after the enroll resolved: the forwarded notice is ahead of it on the port
+    expect(await topOf(engine, obama2Url, 'people')).toBe('obama');
+    await engine.galleryRemoveSubject({ gallery_name: 'people', subject_id: 'obama' });
+    expect(await topOf(engine, obama2Url, 'people')).toBeUndefined();
+  });
+
+  it("follows another engine's writes on the same storage (another tab)", async () => {
+    expect(await topOf(engine, biden2Url, 'people')).toBeUndefined();
+    const e = await other.enroll({ image: await blobOf(bidenUrl), subject_id: 'biden', gallery_name: 'people' });
+    if ('Errors' in e) throw new Error(JSON.stringify(e));
+    // the broadcast reaches the first engine's worker a moment later
+    await expect.poll(() => topOf(engine, biden2Url, 'people'), { timeout: 20_000, interval: 200 }).toBe('biden');
+  });
+
+  it('answers 5004 for a gallery that does not exist, from the worker as before', async () => {
+    const r = await engine.recognize({ image: await blobOf(obama2Url), gallery_name: 'nobody-here' });
+    expect('Errors' in r && r.Errors[0]!.ErrCode).toBe(5004);
+  });
+});
