@@ -24,6 +24,8 @@ export const CAPABILITIES = {
   liveness: { calls: "selector 'liveness' (adds to the call's models)", models: ['antispoof', 'liveness'] },
   recognize: { calls: 'enroll, verify, recognize', models: [...FACES, ...DEMOGRAPHICS, EMBEDDING.model] },
   emotion: { calls: 'mediaPost (emotion video, v2)', models: [...FACES, ...DEMOGRAPHICS, DEFAULT_EMOTION_MODEL, TRACKING_EMBEDDING] },
+  // engine.watch: detector and mesh on the frames, emotions per followed face (default emotionModel)
+  live: { calls: "watch (live video); with a galleryName add 'recognize'", models: [...FACES, DEFAULT_EMOTION_MODEL] },
 } as const satisfies Record<string, Capability>;
 
 export type CapabilityName = keyof typeof CAPABILITIES;
