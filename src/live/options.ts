@@ -15,7 +15,7 @@ export const LiveSessionOptionsSchema = z.object({
    * the detector runs at most this often while faces are followed (it also runs at once when a
    * face is lost, and on every frame while no face is followed), ms
    */
-  detectEveryMs: z.number().min(0).max(60_000).default(500),
+  detectEveryMs: z.number().min(0).max(60_000).default(1000),
   /** smallest face searched for, as a fraction of the frame's shorter side (fewer detector views than /detect's 0.015) */
   minFaceScale: z.number().min(0.015).max(0.5).default(0.1),
   /**

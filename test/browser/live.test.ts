@@ -68,9 +68,9 @@ describe('engine.watch', () => {
     const measured = frames.map((x) => x.faces[0]!.emotions_time_ms!);
     expect(frames.every((x, i) => measured[i]! <= x.time_ms && x.time_ms - measured[i]! < 300)).toBe(true);
     expect(new Set(measured).size).toBeGreaterThanOrEqual(15);
-    // the detector runs on its 500 ms schedule (every ~6th frame here), not on every frame
+    // the detector runs on its 1 s schedule (every ~12th frame here) and after losses, not on every frame
     const detections = frames.filter((x) => x.detector_ran).length;
-    expect(detections).toBeLessThan(frames.length / 3);
+    expect(detections).toBeLessThan(frames.length / 6);
     expect(frames.filter((x) => x.faces[0]!.detected).length).toBeGreaterThan(0);
   });
 
