@@ -176,12 +176,17 @@ declare class MediaStreamTrackProcessor<T> {
   readonly readable: ReadableStream<T>;
 }
 
-async function* readableFrames(readable: ReadableStream<VideoFrame>): AsyncGenerator<VideoFrame> {
+/** The frames of a track processor's stream; ends when `ended()` says the source is gone. */
+async function* readableFrames(readable: ReadableStream<VideoFrame>, ended: () => boolean = () => false): AsyncGenerator<VideoFrame> {
   const reader = readable.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
+      if (ended()) {
+        value.close();
+        return;
+      }
       yield value;
     }
   } finally {
@@ -203,8 +208,12 @@ export async function openTap(source: WatchSource, o: { maxSide: number; dropFra
   // with bench:live on a loaded machine: ~9 results/s through requestVideoFrameCallback at a
   // 45 ms latency)
   if (isVideoElement(source) && isStream(source.srcObject) && source.srcObject.getVideoTracks()[0] && Processor) {
-    const track = source.srcObject.getVideoTracks()[0]!.clone();
-    return new IteratorTap(readableFrames(new Processor<VideoFrame>({ track, maxBufferSize: 1 }).readable), true, () => track.stop());
+    const stream = source.srcObject;
+    const original = stream.getVideoTracks()[0]!;
+    const track = original.clone();
+    // the clone would keep the camera on: end with the element's stream (stopped or replaced)
+    const ended = () => original.readyState === 'ended' || source.srcObject !== stream;
+    return new IteratorTap(readableFrames(new Processor<VideoFrame>({ track, maxBufferSize: 1 }).readable, ended), true, () => track.stop());
   }
   if (isVideoElement(source)) return new VideoTap(source, o.maxSide);
   if (isStream(source)) {

@@ -171,6 +171,27 @@ describe('engine.watch', () => {
     expect(seen.every((f, i) => i === 0 || f.time_ms >= seen[i - 1]!.time_ms)).toBe(true);
   });
 
+  it('a <video> showing a stream is read from the stream, and the watch ends when the stream stops', async () => {
+    const file = document.createElement('video');
+    file.muted = true;
+    file.loop = true;
+    file.src = synthUrl;
+    await file.play();
+    const stream = (file as HTMLVideoElement & { captureStream(): MediaStream }).captureStream();
+    const shown = document.createElement('video');
+    shown.muted = true;
+    shown.srcObject = stream;
+    await shown.play();
+    let results = 0;
+    const live = engine.watch(shown, { onFrame: () => results++ });
+    while (results < 3) await new Promise((r) => setTimeout(r, 50));
+    for (const t of stream.getTracks()) t.stop();
+    shown.srcObject = null;
+    await live.done; // ends by itself: no stop() call
+    file.pause();
+    expect(results).toBeGreaterThanOrEqual(3);
+  });
+
   it('rejects bad options with error 1003 and an unknown gallery with 5004', async () => {
     expect(() => engine.watch(document.createElement('video'), { maxFaces: 0 })).toThrow(/maxFaces/);
     const live = engine.watch(videoFrames(synthUrl, 5, 0, 1), { galleryName: 'no-such-gallery', dropFrames: false });
