@@ -38,8 +38,9 @@ export const ModelEntrySchema = z.object({
   sha256: z.string(),
   bytes: z.number().int(),
   opset: z.number().int(),
-  // uint8: 8-bit values with a per-channel scale and offset, rebuilt to float32 at session creation
-  weightStorage: z.enum(['float32', 'float16', 'uint8']),
+  // uint8: 8-bit values with a per-channel scale and offset, rebuilt to float32 at session creation;
+  // int8: convolutions quantised (QDQ, run as QLinearConv), other weights uint8
+  weightStorage: z.enum(['float32', 'float16', 'uint8', 'int8']),
   input: ModelInputSchema,
   outputs: z.array(ModelOutputSchema),
 });

@@ -27,6 +27,16 @@ export const DETECTION: DetectionSettings = {
  */
 export const PIPELINE_MODELS: readonly string[] = [DETECTION.detector, 'facemesh', 'gear', 'faceres', DEFAULT_EMOTION_MODEL, EMBEDDING.model];
 
+/** The models one request runs (pure): loaded together when it arrives, and only those. */
+export function modelsFor(options: ImageAnalysisOptions, settings: DetectionSettings = DETECTION): string[] {
+  const ids = [settings.detector, 'facemesh'];
+  if (options.demographics) ids.push('gear', 'faceres');
+  if (options.emotion) ids.push(options.emotionModel ?? DEFAULT_EMOTION_MODEL);
+  if (options.selector.liveness) ids.push('antispoof', 'liveness');
+  ids.push(...(options.embed?.models ?? []));
+  return ids;
+}
+
 export interface DetectionSettings {
   detector: DetectorId;
   minScore: number;
@@ -106,6 +116,9 @@ export async function analyzeBitmap(
 ): Promise<ImageAnalysis> {
   const started = performance.now();
   const settings = { ...DETECTION, ...options.detection };
+  // every model this request runs starts loading now, side by side, instead of one after
+  // another as the pipeline reaches it (a failed load is retried and reported where it is used)
+  for (const id of modelsFor(options, settings)) deps.models.load(id).catch(() => {});
   const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
   const { faces: detections, stats } = await detectFaces(
     bitmap,

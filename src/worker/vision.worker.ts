@@ -6,7 +6,7 @@ import { modelFileUrl, type RuntimeEnv } from '../env.ts';
 import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
-import { analyzeBitmap, analyzeImage, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
+import { analyzeBitmap, analyzeImage, DETECTION, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
 import { liveWorkerApi } from './live-session.ts';
 
@@ -54,7 +54,11 @@ const api = {
   async init(env: RuntimeEnv): Promise<BackendInfo> {
     ready ??= (async () => {
       const backend = await OrtBackend.create(env);
-      return { backend, models: await ModelRegistry.open(backend, (file) => modelFileUrl(env, file)), formats: env.formats };
+      const models = await ModelRegistry.open(backend, (file) => modelFileUrl(env, file));
+      // every request starts with the detector: compiling ORT's WASM and creating that session
+      // begins now, while the page is still getting its first image (errors surface at first use)
+      models.load(DETECTION.detector).catch(() => {});
+      return { backend, models, formats: env.formats };
     })();
     return (await ready).backend.info;
   },

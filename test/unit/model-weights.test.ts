@@ -8,6 +8,7 @@ import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { buildModel, ROOT } from '../../tools/convert-models/build.ts';
 import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { quantize8 } from '../../tools/onnx/compress-weights.ts';
+import { calibrationCrops } from '../../tools/convert-models/calibrate.ts';
 import { realFaceCrop, seededRandom } from './helpers/parity.ts';
 
 const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
@@ -51,6 +52,23 @@ describe('8-bit weight storage', () => {
     const all = manifest.models.reduce((sum, m) => sum + bytes(m.id), 0);
     expect(defaults).toBeLessThanOrEqual(12e6);
     expect(all).toBeLessThanOrEqual(20e6);
+  });
+
+  it('int8 GEAR gives the float model\'s gender and ethnicity on the calibration faces (at most one change each)', async () => {
+    const entry = CATALOG.find((c) => c.id === 'gear')!;
+    const crops = calibrationCrops(198, entry.input.range);
+    const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
+    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/gear.onnx'));
+    const argmax = (d: ArrayLike<number>) => Array.from(d).indexOf(Math.max(...Array.from(d)));
+    const changed = { race_output: 0, gender_output: 0 };
+    for (const crop of crops) {
+      const feeds = { [float.inputNames[0]!]: new ort.Tensor('float32', crop, [1, 198, 198, 3]) };
+      const [a, b] = [await float.run(feeds), await shipped.run(feeds)];
+      for (const k of Object.keys(changed) as (keyof typeof changed)[]) if (argmax(a[k]!.data as Float32Array) !== argmax(b[k]!.data as Float32Array)) changed[k]++;
+    }
+    expect(crops.length).toBeGreaterThanOrEqual(40);
+    expect(changed.race_output).toBeLessThanOrEqual(1);
+    expect(changed.gender_output).toBeLessThanOrEqual(1);
   });
 
   for (const entry of CATALOG) {

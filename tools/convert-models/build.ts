@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compressWeights, DEFAULT_COMPRESS, weightStorageOf } from '../onnx/compress-weights.ts';
 import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
+import { quantizeConvs } from '../onnx/quantize-qdq.ts';
 import type { CatalogEntry } from './catalog.ts';
 import { convertTfjsGraph } from './tfjs-graph.ts';
 
@@ -39,6 +40,16 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
   }
 }
 
+/** int8 QDQ convolutions (all but the first and the last), calibrated on face crops at the model's nominal size. */
+async function quantizeInt8(entry: CatalogEntry, graph: GraphDef): Promise<GraphDef> {
+  const { calibrate, calibrationCrops } = await import('./calibrate.ts');
+  const dims = graph.inputs[0]!.dims ?? [];
+  const side = entry.source.kind === 'tfjs-graph' && entry.source.anySize ? entry.source.anySize : Number(dims[1]);
+  const ranges = await calibrate(graph, calibrationCrops(side, entry.input.range), [1, side, side, 3]);
+  const convCount = graph.nodes.filter((n) => n.opType === 'Conv').length;
+  return quantizeConvs(graph, ranges, (_name, i) => i === 0 || i === convCount - 1);
+}
+
 export interface BuiltModel {
   graph: GraphDef;
   bytes: Uint8Array;
@@ -54,7 +65,8 @@ export async function buildModel(entry: CatalogEntry, options: { float?: boolean
   const version = packageVersion(entry.package);
   const source = await buildGraph(entry);
   const storage = entry.storage ?? 'uint8';
-  const graph = options.float || storage === 'source' ? source : compressWeights(source, { ...DEFAULT_COMPRESS, storage });
+  const quantized = entry.quantize && !options.float ? await quantizeInt8(entry, source) : source;
+  const graph = options.float || storage === 'source' ? source : compressWeights(quantized, { ...DEFAULT_COMPRESS, storage });
   const bytes = serializeModel({
     graph,
     opset: OPSET,

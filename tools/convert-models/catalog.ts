@@ -26,6 +26,11 @@ export interface CatalogEntry {
   outputs: Record<string, string>;
   /** how float weights the source did not already quantise are stored (default uint8) */
   storage?: 'uint8' | 'float16' | 'source';
+  /**
+   * int8: static int8 QDQ for every Conv but the first and the last (ORT runs them as
+   * QLinearConv, ~1.75× faster in WASM), calibrated on ../shared/data faces (calibrate.ts)
+   */
+  quantize?: 'int8';
 }
 
 const human = (file: string) => ({
@@ -126,8 +131,12 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'gear',
     ...human('gear'),
-    // convolutions + global max pooling: any input size works (a smaller crop costs less)
+    // convolutions + global max pooling: any input size works (a smaller crop costs less, but
+    // at 128 px ethnicity agreed with 198 px on only 75% of faces: docs/accuracy.md)
     source: { kind: 'tfjs-graph', modelJson: 'models/gear.json', anySize: 198 },
+    // int8 convolutions: its first conv (3→32) int8 flipped 6/48 ethnicity and 4/48 gender
+    // calls on calibration faces; with the first and last kept float, 0 and 0 (age bin 1)
+    quantize: 'int8',
     description: 'GEAR: gender, age bins and 5 race classes from a 198x198 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 198x198 (or smaller: any size works)' },
     outputs: {

@@ -162,7 +162,8 @@ export function compressWeights(graph: GraphDef, options: CompressOptions = DEFA
 }
 
 /** How a graph stores its weights, for the manifest. */
-export function weightStorageOf(graph: GraphDef): 'uint8' | 'float16' | 'float32' {
+export function weightStorageOf(graph: GraphDef): 'int8' | 'uint8' | 'float16' | 'float32' {
+  if (graph.initializers.some((t) => t.dataType === DataType.INT8)) return 'int8';
   if (graph.initializers.some((t) => t.dataType === DataType.UINT8 && t.name.includes('/q8/values'))) return 'uint8';
   return graph.initializers.some((t) => t.dataType === DataType.FLOAT16) ? 'float16' : 'float32';
 }
