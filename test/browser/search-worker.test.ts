@@ -10,6 +10,7 @@ import biden2Url from '../../../shared/data/faces/biden/biden2.jpg?url';
 import { createEngine, type Engine } from '../../src/index.ts';
 import { GalleryStore, type ImportItem } from '../../src/store/index.ts';
 import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { RemoteSearchIndex } from '../../src/store/remote-search-index.ts';
 import { seededRandom } from '../unit/helpers/seeded-random.ts';
 
 const storageName = `search-worker-${Date.now()}`;
@@ -64,5 +65,25 @@ describe('the search index worker', () => {
   it('answers 5004 for a gallery that does not exist, from the worker as before', async () => {
     const r = await engine.recognize({ image: await blobOf(obama2Url), gallery_name: 'nobody-here' });
     expect('Errors' in r && r.Errors[0]!.ErrCode).toBe(5004);
+  });
+
+  it('runs in the worker; a worker that cannot start falls back to this thread, and searches still answer', async () => {
+    const store = await GalleryStore.open({ name: storageName, broadcast: false });
+    const target = { appId: 'demo', gallery: 'people', modelId: EMBEDDING.id };
+    const query = new Float32Array(128).fill(1 / Math.sqrt(128));
+    const inWorker = new RemoteSearchIndex(store);
+    // a CSP without worker-src blob:, say: the script never runs
+    const broken = new RemoteSearchIndex(store, () => new Worker(URL.createObjectURL(new Blob(['throw new Error("blocked")'], { type: 'text/javascript' }))));
+    try {
+      expect(await inWorker.inWorker()).toBe(true);
+      expect(await broken.inWorker()).toBe(false);
+      const [a, b] = [await inWorker.searchSubjects(target, query, 5), await broken.searchSubjects(target, query, 5)];
+      expect(a).toHaveLength(5);
+      expect(b).toEqual(a);
+    } finally {
+      inWorker.close();
+      broken.close();
+      store.close();
+    }
   });
 });
