@@ -1,0 +1,25 @@
+// This engine's full /detect with selector LIVENESS through the public API (createEngine),
+// on ORT-web's wasm backend (see peer-adapter.ts).
+import { createEngine } from '../../../src/engine/engine.ts';
+import { ERRORS } from '../../../src/errors.ts';
+import type { StartPeer } from './peer-adapter.ts';
+
+export const start: StartPeer = async ({ threads }) => {
+  const engine = await createEngine({ backend: 'wasm', numThreads: threads });
+  return {
+    peer: 'engine',
+    async detect(photo) {
+      const response = await engine.detect({ image: photo, selector: 'LIVENESS' });
+      if ('Errors' in response) {
+        if (response.Errors[0]?.ErrCode === ERRORS.NO_FACES.code) return 0;
+        throw new Error(`/detect failed: ${JSON.stringify(response.Errors)}`);
+      }
+      return response.images[0]!.faces.length;
+    },
+    async runtime() {
+      const b = engine.backend;
+      return { backend: `ORT-web ${b.backend}`, threads: b.threads, models: [] };
+    },
+    close: () => engine.close(),
+  };
+};

@@ -1,0 +1,39 @@
+// @vladmandic/face-api with all its face models, as its README starts it, on its tfjs wasm
+// backend (see peer-adapter.ts). Detector: SSD MobileNet v1 with default options.
+import * as faceapi from '@vladmandic/face-api';
+import { TFJS_WASM_PATH, decodePhoto, letTfjsUseThreads, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
+
+const MODELS = '/node_modules/@vladmandic/face-api/model';
+
+export const start: StartPeer = async ({ threads, tfjsNativeThreads }) => {
+  const tf = faceapi.tf as unknown as TfjsWasm;
+  tf.setWasmPaths(TFJS_WASM_PATH);
+  if (!tfjsNativeThreads) letTfjsUseThreads(threads);
+  tf.setThreadsCount(threads);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const nets = [faceapi.nets.ssdMobilenetv1, faceapi.nets.faceLandmark68Net, faceapi.nets.faceRecognitionNet, faceapi.nets.ageGenderNet, faceapi.nets.faceExpressionNet];
+  await Promise.all(nets.map((net) => net.loadFromUri(MODELS)));
+  // face-api takes images, videos, canvases or tensors, not an ImageBitmap: draw into a canvas
+  const canvas = document.createElement('canvas');
+  const context = canvas.getContext('2d', { willReadFrequently: true })!;
+  return {
+    peer: 'faceapi',
+    async detect(photo) {
+      const bitmap = await decodePhoto(photo);
+      canvas.width = bitmap.width;
+      canvas.height = bitmap.height;
+      context.drawImage(bitmap, 0, 0);
+      bitmap.close();
+      const faces = await faceapi
+        .detectAllFaces(canvas, new faceapi.SsdMobilenetv1Options())
+        .withFaceLandmarks()
+        .withFaceExpressions()
+        .withAgeAndGender()
+        .withFaceDescriptors();
+      return faces.length;
+    },
+    runtime: () => tfjsRuntime(tf, ['ssdMobilenetv1', 'faceLandmark68Net', 'faceRecognitionNet', 'ageGenderNet', 'faceExpressionNet']),
+    close() {},
+  };
+};
