@@ -289,7 +289,7 @@ function renderDoc(m: Measured): string {
       (reduced ? ` **Reduced run (${m.options.passes} measured pass(es), ${m.options.coldRuns} cold run(s) per case): the defaults are 5 and 2.**` : ''),
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${m.setup.hardwareConcurrency}); other processes used ${pct(m.othersWarm)} of the CPU during the warm passes ` +
-      `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times; the ratios suffer less, as the three alternate)`,
+      `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times, and not evenly: work split across 2 threads suffers most when the second core is busy; the three alternate call by call, so all see the same load)`,
     `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost (unbundled: the engine's modules and its worker are fetched one by one; human and face-api are single pre-bundled files). ` +
       'Each library runs in its own same-origin, cross-origin-isolated iframe: human and face-api each bundle tfjs, which keeps one engine per JS realm.',
     `- human ${v['@vladmandic/human']}: ${rt.human.backend}${rt.human.simd ? ' SIMD' : ''}, ${rt.human.threads} threads (${tfjsThreads}; wasm files of @tensorflow/tfjs-backend-wasm ${v['@tensorflow/tfjs-backend-wasm']} from node_modules); ` +
