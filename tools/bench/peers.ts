@@ -140,7 +140,7 @@ async function measure(values: Options): Promise<Measured> {
     return inBand.length ? [inBand.reduce((a, c) => (c.width * c.height > a.width * a.height ? c : a)).path] : [];
   })];
 
-  return withBrowserSession({ console: values.console, callTimeoutMs: 600_000, timeoutMs: 120_000 }, async (session) => {
+  return withBrowserSession({ console: values.console, callTimeoutMs: 600_000, timeoutMs: 120_000, optimizeEntries: [PAGE, FRAME] }, async (session) => {
     await session.open(PAGE);
     await waitForIdle(values.waitIdle);
     const before = cpuSnapshot();

@@ -32,6 +32,12 @@ export interface BrowserSessionOptions {
    * with `vite preview` instead of the dev server: bundled, as `npm run demo` serves the app.
    */
   builtPages?: string[];
+  /**
+   * Dev server only: the pages whose imports vite pre-bundles at start (project paths),
+   * instead of every .html in the project. Avoids a mid-run reload when a page's dependency
+   * is found late, e.g. because the scan of another page failed.
+   */
+  optimizeEntries?: string[];
 }
 
 /** The server behind a session: the dev server or a served build. */
@@ -64,7 +70,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function startViteDevServer(): Promise<Served> {
+async function startViteDevServer(optimizeEntries?: string[]): Promise<Served> {
   const server = await createServer({
     configFile: resolve(projectRoot, 'vite.config.ts'),
     root: projectRoot,
@@ -73,6 +79,7 @@ async function startViteDevServer(): Promise<Served> {
     // own optimizer cache per process: a concurrent dev server, vitest run or another harness
     // re-optimising a shared cache makes vite reload our page mid-run
     cacheDir: resolve(projectRoot, `node_modules/.vite/harness-${process.pid}`),
+    ...(optimizeEntries ? { optimizeDeps: { entries: optimizeEntries.map((p) => p.replace(/^\/+/, '')) } } : {}),
     server: {
       host: '127.0.0.1',
       port: 0, // ephemeral: several sessions (and a dev server) may run at once
@@ -138,7 +145,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       (async () => {
         const vite = options.builtPages
           ? await serveBuiltSite(projectRoot, resolve(projectRoot, `test-results/harness-build-${process.pid}`), options.builtPages)
-          : await startViteDevServer();
+          : await startViteDevServer(options.optimizeEntries);
         server = vite;
         if (closing) await vite.close(); // timed out meanwhile: close() already ran
         browser = await chromium.launch({
