@@ -71,6 +71,25 @@ describe('8-bit weight storage', () => {
     expect(changed.gender_output).toBeLessThanOrEqual(1);
   });
 
+  it('int8 FaceRes gives the float model\'s gender (at most one change) and age (mean change ≤ 1 year) on the calibration faces', async () => {
+    const entry = CATALOG.find((c) => c.id === 'faceres')!;
+    const crops = calibrationCrops(224, entry.input.range);
+    const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
+    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/faceres.onnx'));
+    const male = (r: ort.InferenceSession.OnnxValueMapType) => (r['gender_pred/Sigmoid:0']!.data as Float32Array)[0]! > 0.5;
+    const age = (r: ort.InferenceSession.OnnxValueMapType) => Array.from(r['age_pred/Softmax:0']!.data as Float32Array).reduce((sum, p, i) => sum + p * i, 0);
+    let flips = 0;
+    let ageChange = 0;
+    for (const crop of crops) {
+      const feeds = { [float.inputNames[0]!]: new ort.Tensor('float32', crop, [1, 224, 224, 3]) };
+      const [a, b] = [await float.run(feeds), await shipped.run(feeds)];
+      if (male(a) !== male(b)) flips++;
+      ageChange += Math.abs(age(a) - age(b));
+    }
+    expect(flips).toBeLessThanOrEqual(1);
+    expect(ageChange / crops.length).toBeLessThanOrEqual(1);
+  });
+
   for (const entry of CATALOG) {
     it(`${entry.id}: the shipped file matches the float graph on a real face (cosine ≥ 0.99 per output)`, async () => {
       const model = manifest.models.find((m) => m.id === entry.id)!;

@@ -40,14 +40,16 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
   }
 }
 
-/** int8 QDQ convolutions (all but the first and the last), calibrated on face crops at the model's nominal size. */
-async function quantizeInt8(entry: CatalogEntry, graph: GraphDef): Promise<GraphDef> {
+/** int8 QDQ convolutions (catalog `quantize`), calibrated on face crops at the model's nominal size. */
+async function quantizeInt8(entry: CatalogEntry & Required<Pick<CatalogEntry, 'quantize'>>, graph: GraphDef): Promise<GraphDef> {
   const { calibrate, calibrationCrops } = await import('./calibrate.ts');
   const dims = graph.inputs[0]!.dims ?? [];
   const side = entry.source.kind === 'tfjs-graph' && entry.source.anySize ? entry.source.anySize : Number(dims[1]);
   const ranges = await calibrate(graph, calibrationCrops(side, entry.input.range), [1, side, side, 3]);
-  const convCount = graph.nodes.filter((n) => n.opType === 'Conv').length;
-  return quantizeConvs(graph, ranges, (_name, i) => i === 0 || i === convCount - 1);
+  const convNodes = graph.nodes.filter((n) => n.opType === 'Conv');
+  const { floatFirst, floatLast } = entry.quantize;
+  const depthwise = (i: number) => ((convNodes[i]!.attributes.group as { value: number } | undefined)?.value ?? 1) > 1;
+  return quantizeConvs(graph, ranges, (_name, i) => i < floatFirst || i >= convNodes.length - floatLast || depthwise(i));
 }
 
 export interface BuiltModel {
@@ -65,7 +67,7 @@ export async function buildModel(entry: CatalogEntry, options: { float?: boolean
   const version = packageVersion(entry.package);
   const source = await buildGraph(entry);
   const storage = entry.storage ?? 'uint8';
-  const quantized = entry.quantize && !options.float ? await quantizeInt8(entry, source) : source;
+  const quantized = entry.quantize && !options.float ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
   const graph = options.float || storage === 'source' ? source : compressWeights(quantized, { ...DEFAULT_COMPRESS, storage });
   const bytes = serializeModel({
     graph,
