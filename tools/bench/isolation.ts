@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromiumArgs, chromiumPath } from '../browser-env.ts';
 import { serveStatic } from '../harness/static-server.ts';
+import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median } from './stats.ts';
 
@@ -35,17 +36,20 @@ copyFileSync(resolve(ROOT, '../shared/data/faces/obama/obama.jpg'), join(site, '
 const servers = { isolated: await serveStatic(site, { isolated: true }), plain: await serveStatic(site, { isolated: false }) };
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 const results: Record<'isolated' | 'plain', PageResult[]> = { isolated: [], plain: [] };
-let othersShare: number | undefined;
+/** share of the CPU other processes took during each page's run */
+const busy: Record<'isolated' | 'plain', number[]> = { isolated: [], plain: [] };
 try {
-  othersShare = await waitForIdle(60);
+  await waitForIdle(60);
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of ['isolated', 'plain'] as const) {
+      const before = cpuSnapshot();
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(`${servers[kind].baseUrl}/index.html?runs=${RUNS}`);
       await page.waitForFunction(() => 'bench' in window, undefined, { timeout: 300_000 });
       const r = (await page.evaluate(() => (window as unknown as { bench: PageResult }).bench)) as PageResult;
       results[kind].push(r);
+      busy[kind].push(othersShare(before, cpuSnapshot()) ?? NaN);
       console.log(`${kind}: isolated=${r.isolated} threads=${r.backend.threads} detect p50 ${ms(median(r.detect))} ms, recognize p50 ${ms(median(r.recognize))} ms`);
       await context.close();
     }
@@ -66,7 +70,8 @@ const row = (label: string, pick: (r: PageResult) => number | number[]) => {
 const table = [
   `Measured by \`npm run bench:isolation\` on ${new Date().toISOString().slice(0, 10)}: ${cpuModel()}, the built package in headless Chromium, ` +
     `${ROUNDS} alternating rounds × ${RUNS} calls on one 910×1137 photo with one face (medians, ms); ` +
-    `other processes used ${pct(othersShare)} of the CPU when it started.`,
+    `other processes took ${pct(median(busy.isolated))} / ${pct(median(busy.plain))} of the CPU during the runs with / without ` +
+    `the headers (medians): threads only help when a core is free, so on a loaded machine the ratio shrinks or inverts.`,
   '',
   `| | with COOP/COEP (${results.isolated[0]!.backend.threads} WASM threads) | without (${results.plain[0]!.backend.threads} thread) | slowdown |`,
   '|---|---|---|---|',
