@@ -164,7 +164,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const started = performance.now();
   const api = resolveApiOptions(options);
   const vision = startVisionWorker(options.workerUrl);
-  const backend = await vision.api.init(resolveRuntimeEnv(options));
+  const env = resolveRuntimeEnv(options);
+  const backend = await vision.api.init(env);
   // every analysis reports its timings (diagnostics), whichever service asked for it
   const timings = new TimingsFeed();
   const visionFor = (kind: 'detect' | 'recognition'): VisionPort => ({
@@ -175,7 +176,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // media (v2): restarts jobs a previous page left unfinished
   const media = createMediaService(
     { analyze: timings.reported('media', mediaVision.analyze), analyzeFrame: timings.reported('media', mediaVision.analyzeFrame) },
-    { storageName: api.storageName },
+    // the formats option: strict mode refuses a WebP at POST, as the face endpoints do
+    { storageName: api.storageName, formats: env.formats },
   );
 
   // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs

@@ -34,6 +34,7 @@ import {
   type MediaType,
   type StatusReply,
 } from './schema.ts';
+import { IMAGE_FORMATS, type ImageFormat } from '../intake/sniff.ts';
 import { checkMediaSize, MAX_MEDIA_BYTES, MEDIA_FETCH_TIMEOUT_MS, mediaFileName, sniffMedia, SNIFF_BYTES } from './source.ts';
 
 /** POST /v2/media `timeout`: default and maximum, seconds. */
@@ -74,6 +75,8 @@ export interface MediaServiceOptions {
   maxActive?: number;
   /** restart unfinished jobs found in storage (default true) */
   resume?: boolean;
+  /** still-image formats accepted (the engine's `formats` option; default every one intake knows) */
+  formats?: readonly ImageFormat[];
 }
 
 export interface MediaPostInput {
@@ -164,6 +167,7 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
   const minHeadScale = options.minHeadScale ?? DEFAULT_MEDIA_MIN_HEAD_SCALE;
   if (!(minHeadScale >= 0.015 && minHeadScale <= 0.5)) throw new RangeError('minHeadScale must be from 0.015 to 0.5');
   const netFetch: FetchLike = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const formats = options.formats ?? IMAGE_FORMATS;
   const databaseName = mediaDatabaseName(options.storageName);
   const storeOpening = JobStore.open(options.storageName);
   storeOpening.catch(() => {});
@@ -281,7 +285,7 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     if (!blob) {
       const bytes = await fetchImageBytes(url!, { fetch: netFetch, signal, timeoutMs: MEDIA_FETCH_TIMEOUT_MS, maxBytes: MAX_MEDIA_BYTES });
       checkMediaSize(bytes.length);
-      const kind = sniffMedia(bytes.subarray(0, SNIFF_BYTES));
+      const kind = sniffMedia(bytes.subarray(0, SNIFF_BYTES), formats);
       blob = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: kind.mimeType });
       if (stored?.url !== undefined) {
         if (!(await store.saveDownloadedSource(job.appId, job.id, blob, kind))) return undefined;
@@ -319,7 +323,7 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
       const loaded = await loadSource(started, signal);
       if (!loaded) return { kind: 'gone' };
       const { blob, job } = loaded;
-      const kind = job.type && job.mimeType ? { type: job.type, mimeType: job.mimeType } : sniffMedia(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()));
+      const kind = job.type && job.mimeType ? { type: job.type, mimeType: job.mimeType } : sniffMedia(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()), formats);
       yield;
       signal.throwIfAborted();
 
@@ -425,7 +429,7 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     let kind: { type: MediaType; mimeType: string } | undefined;
     if (blob) {
       checkMediaSize(blob.size);
-      kind = sniffMedia(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()));
+      kind = sniffMedia(new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer()), formats);
       if (blob.type !== kind.mimeType) blob = new Blob([blob], { type: kind.mimeType });
     }
 

@@ -1,7 +1,7 @@
 // The `source` of POST /v2/media (pure parts): what kind of media the bytes hold (by magic
 // bytes only), the media_info.file name, and the limits.
 import { EngineError } from '../errors.ts';
-import { FORMAT_MIME, sniffImageType, sniffOtherFormat } from '../intake/sniff.ts';
+import { FORMAT_MIME, FORMAT_NAMES, IMAGE_FORMATS, sniffImageType, sniffOtherFormat, type ImageFormat } from '../intake/sniff.ts';
 import type { MediaType } from './schema.ts';
 
 /** Largest accepted media file (upload or download): 512 MiB. */
@@ -24,8 +24,12 @@ const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b
  * WebM/Matroska (VP8, VP9, AV1) and ISO media, i.e. MP4/MOV (H.264, AV1) — whatever
  * Chromium's <video> then decodes. Anything else is error 5000 naming what was sent when it can.
  */
-export function sniffMedia(b: Uint8Array): MediaKind {
+export function sniffMedia(b: Uint8Array, formats: readonly ImageFormat[] = IMAGE_FORMATS): MediaKind {
   const image = sniffImageType(b);
+  // strict mode refuses at POST, as the face endpoints do, not later as a failed job
+  if (image && !formats.includes(image)) {
+    throw new EngineError('IMAGE_DECODE', `bad image format: ${FORMAT_NAMES[image]} images are not accepted; send ${formats.map((f) => FORMAT_NAMES[f]).join(', ')}`);
+  }
   if (image) return { type: 'image', mimeType: FORMAT_MIME[image] };
   if (b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) {
     const head = ascii(b, 0, Math.min(b.length, SNIFF_BYTES));

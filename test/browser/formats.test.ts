@@ -100,6 +100,12 @@ describe('strict mode (formats: KAIROS_FORMATS) keeps the Kairos contract', () =
     }
   });
 
+  it('POST /v2/media refuses a WebP still at once with {code: 5000}', async () => {
+    const r = (await strict.mediaPost({ source: fixtures[0]!.file, timeout: 60 })) as { code?: number; message?: string };
+    expect(r.code).toBe(5000);
+    expect(r.message).toMatch(/WebP images are not accepted; send JPEG, PNG/);
+  });
+
   it('still answers a JPEG', async () => {
     expect(body(await strict.detect({ image: await blobOf(obama2Url) })).images[0]!.faces).toHaveLength(1);
   });

@@ -140,6 +140,8 @@ describe('media sources', () => {
     // every still format intake knows is an image here too (the engine's formats option decides later)
     expect(sniffMedia(bytes('GIF89a', Array(20).fill(0)))).toEqual({ type: 'image', mimeType: 'image/gif' });
     expect(sniffMedia(bytes([0, 0, 0, 0x1c], 'ftypavif', [0, 0, 0, 0], 'mif1miaf'))).toEqual({ type: 'image', mimeType: 'image/avif' });
+    // strict mode (the engine's formats: JPEG, PNG) refuses them here, at POST
+    expect(() => sniffMedia(bytes('GIF89a', Array(20).fill(0)), ['jpeg', 'png'])).toThrow(/GIF images are not accepted; send JPEG, PNG/);
   });
 
   it('rejects other formats with 5000, naming them when it can', () => {
