@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { ModelManifestSchema } from '../../src/models/manifest.ts';
+import { cosine } from '../../src/service/calibration.ts';
 import { buildModel, ROOT } from '../../tools/convert-models/build.ts';
 import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { quantize8 } from '../../tools/onnx/compress-weights.ts';
@@ -12,18 +13,6 @@ import { calibrationCrops } from '../../tools/convert-models/calibrate.ts';
 import { realFaceCrop, seededRandom } from './helpers/parity.ts';
 
 const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 && nb === 0 ? 1 : dot / Math.sqrt(na * nb);
-}
 
 describe('8-bit weight storage', () => {
   it('quantize8 keeps a tensor already on one 8-bit grid exactly, and bounds the error otherwise', () => {
