@@ -1,17 +1,16 @@
-// The side-by-side bench's arithmetic (tools/bench/peers-data.ts): size bands, the photo set
+// The side-by-side bench's arithmetic and photo list (tools/bench/peers-data.ts, peers-manifest.ts): size bands, the photo set
 // from the real manifest, per-photo medians, band sums, ratios, call order and byte kinds.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  ManifestSchema,
   PEERS,
   bandOf,
   bandTotals,
-  benchImages,
   bytesByKind,
   engineRatios,
   fetchKind,
+  inlineSourceMapBytes,
   peerOrder,
   perImageMedians,
   ratio,
@@ -19,6 +18,7 @@ import {
   type BenchImage,
   type Samples,
 } from '../../tools/bench/peers-data.ts';
+import { ManifestSchema, benchImages } from '../../tools/bench/peers-manifest.ts';
 
 const manifestPath = fileURLToPath(new URL('../../../shared/data/manifest.json', import.meta.url));
 
@@ -147,5 +147,15 @@ describe('bytes by kind', () => {
         { url: '/tools/bench/pages/peers.ts', bytes: 1 },
       ]),
     ).toEqual({ code: 0, wasm: 7, models: 15, page: 1, photo: 0 });
+  });
+
+  it('leaves out the source maps the dev server inlines into scripts', () => {
+    const script = 'export const a = 1;\n';
+    const map = '//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozfQ==\n';
+    expect(inlineSourceMapBytes(script + map)).toBe(map.length);
+    expect(inlineSourceMapBytes(script)).toBe(0);
+    expect(inlineSourceMapBytes(`${script}//# sourceMappingURL=a.js.map\n`)).toBe(0);
+    const bytes = bytesByKind([{ url: '/src/a.ts', bytes: script.length + map.length, sourceMapBytes: map.length }]);
+    expect(bytes.code).toBe(script.length);
   });
 });

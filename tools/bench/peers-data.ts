@@ -1,7 +1,6 @@
-// The side-by-side bench's data and arithmetic (pure: used by the Node driver, its page and
-// the unit test): which images, which size band each falls in, per-image medians, band sums
-// and ratios.
-import { z } from 'zod';
+// The side-by-side bench's arithmetic (pure and dependency-free: the pages import it too, and
+// what they import counts in the bytes each library fetches): size bands, per-image medians,
+// band sums, ratios, call order, kinds of fetched bytes. The photo list: peers-manifest.ts.
 import { median } from './stats.ts';
 
 /** the three libraries, in the order of the report's columns */
@@ -22,18 +21,6 @@ export function bandOf(width: number, height: number): BandId {
   return BANDS.find((b) => width * height <= b.maxPixels)!.id;
 }
 
-/** the parts of ../shared/data/manifest.json the bench reads */
-const ManifestFileSchema = z.object({
-  path: z.string(),
-  kind: z.string().optional(),
-  face_count: z.number().int().nullable(),
-  width: z.number().int().nullable(),
-  height: z.number().int().nullable(),
-  notes: z.string().nullable().optional(),
-});
-export const ManifestSchema = z.object({ files: z.array(ManifestFileSchema) });
-export type Manifest = z.infer<typeof ManifestSchema>;
-
 export interface BenchImage {
   /** path inside ../shared/data, e.g. "groups/bbt1.jpg" */
   path: string;
@@ -44,28 +31,6 @@ export interface BenchImage {
   /** the manifest's face_count (helper's visual count; some group counts are approximate) */
   expectedFaces: number | null;
   notes?: string;
-}
-
-const IMAGE_EXT = /\.(jpe?g|png)$/i;
-
-/** Every image of faces/ and groups/ in the manifest, sorted by path. */
-export function benchImages(manifest: Manifest): BenchImage[] {
-  const out: BenchImage[] = [];
-  for (const f of manifest.files) {
-    const set = f.path.startsWith('faces/') ? 'faces' : f.path.startsWith('groups/') ? 'groups' : undefined;
-    if (!set || !IMAGE_EXT.test(f.path)) continue;
-    if (f.width === null || f.height === null) throw new Error(`manifest: ${f.path} has no size`);
-    out.push({
-      path: f.path,
-      set,
-      width: f.width,
-      height: f.height,
-      band: bandOf(f.width, f.height),
-      expectedFaces: f.face_count,
-      ...(f.notes ? { notes: f.notes } : {}),
-    });
-  }
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** a / b, NaN when either is missing or b is not positive (rendered as "n/a") */
@@ -149,9 +114,23 @@ export function fetchKind(url: string): FetchKind {
   return 'code';
 }
 
-/** Bytes per kind of a list of responses. */
-export function bytesByKind(responses: readonly { url: string; bytes: number }[]): Record<FetchKind, number> {
+export interface FetchedResponse {
+  url: string;
+  /** the response body's size */
+  bytes: number;
+  /** of that, an inline source map vite's dev server appended to a script (not in a build) */
+  sourceMapBytes?: number;
+}
+
+/** Bytes per kind of a list of responses, without dev-server inline source maps. */
+export function bytesByKind(responses: readonly FetchedResponse[]): Record<FetchKind, number> {
   const out: Record<FetchKind, number> = { code: 0, wasm: 0, models: 0, page: 0, photo: 0 };
-  for (const r of responses) out[fetchKind(r.url)] += r.bytes;
+  for (const r of responses) out[fetchKind(r.url)] += r.bytes - (r.sourceMapBytes ?? 0);
   return out;
+}
+
+/** The length of an inline source map comment at the end of a script's bytes (latin1 text), else 0. */
+export function inlineSourceMapBytes(latin1: string): number {
+  const at = latin1.lastIndexOf('//# sourceMappingURL=data:');
+  return at < 0 ? 0 : latin1.length - at;
 }

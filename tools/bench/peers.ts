@@ -29,23 +29,24 @@ import type { Call, SetupResult } from './pages/peers.ts';
 import {
   BANDS,
   LIBRARY_KINDS,
-  ManifestSchema,
   PEER_LABELS,
   PEERS,
   bandTotals,
-  benchImages,
   bytesByKind,
   engineRatios,
   fetchKind,
+  inlineSourceMapBytes,
   peerOrder,
   perImageMedians,
   ratio,
   sumOfMedians,
   type BenchImage,
   type FetchKind,
+  type FetchedResponse,
   type Peer,
   type Samples,
 } from './peers-data.ts';
+import { ManifestSchema, benchImages } from './peers-manifest.ts';
 import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median } from './stats.ts';
 
@@ -68,7 +69,7 @@ interface ColdRun {
   first: 'small' | 'large';
   result: PeerCold;
   /** responses that finished before the first result, with their body bytes */
-  responses: { url: string; bytes: number }[];
+  responses: FetchedResponse[];
 }
 
 interface Measured {
@@ -99,13 +100,26 @@ function packageVersion(name: string): string {
  * Opens `path` in a new browser context (empty HTTP and code caches) and returns what its
  * coldStart() resolves to, with the responses that finished before it resolved.
  */
-async function coldStart(session: BrowserSession, path: string): Promise<{ result: PeerCold; responses: { url: string; bytes: number }[] }> {
+async function coldStart(session: BrowserSession, path: string): Promise<{ result: PeerCold; responses: FetchedResponse[] }> {
   const context = await session.browser.newContext();
   try {
-    const finished: Promise<{ url: string; bytes: number }>[] = [];
-    context.on('requestfinished', (request) =>
-      finished.push(request.sizes().then((s) => ({ url: request.url(), bytes: s.responseBodySize }), () => ({ url: request.url(), bytes: 0 }))),
-    );
+    const finished: Promise<FetchedResponse>[] = [];
+    const seen = new Set<string>();
+    context.on('requestfinished', (request) => {
+      // each URL once: a module the page and a worker both import is fetched once
+      const url = request.url();
+      // blob: and data: URLs (tfjs's thread workers) are made in the page, not fetched
+      if (seen.has(url) || !/^https?:/.test(url)) return;
+      seen.add(url);
+      finished.push(
+        (async () => {
+          // the body itself: Playwright's responseBodySize is 0 or negative for some worker requests
+          const body = await (await request.response())?.body().catch(() => undefined);
+          if (!body) return { url, bytes: await request.sizes().then((s) => Math.max(0, s.responseBodySize), () => 0) };
+          return { url, bytes: body.length, ...(fetchKind(url) === 'code' ? { sourceMapBytes: inlineSourceMapBytes(body.toString('latin1')) } : {}) };
+        })(),
+      );
+    });
     const page: Page = await context.newPage();
     const failure = new Promise<never>((_, reject) => {
       page.on('pageerror', (error) => reject(new Error(`uncaught error in ${path}: ${error.message}`)));
@@ -290,7 +304,7 @@ function renderDoc(m: Measured): string {
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${m.setup.hardwareConcurrency}); other processes used ${pct(m.othersWarm)} of the CPU during the warm passes ` +
       `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times, and not evenly: work split across 2 threads suffers most when the second core is busy; the three alternate call by call, so all see the same load)`,
-    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost (unbundled: the engine's modules and its worker are fetched one by one; human and face-api are single pre-bundled files). ` +
+    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost (unbundled: the engine's modules and its worker are fetched one by one, larger than in a build; human and face-api are their published single-file ESM bundles). ` +
       'Each library runs in its own same-origin, cross-origin-isolated iframe: human and face-api each bundle tfjs, which keeps one engine per JS realm.',
     `- human ${v['@vladmandic/human']}: ${rt.human.backend}${rt.human.simd ? ' SIMD' : ''}, ${rt.human.threads} threads (${tfjsThreads}; wasm files of @tensorflow/tfjs-backend-wasm ${v['@tensorflow/tfjs-backend-wasm']} from node_modules); ` +
       'models from its own models folder: face detector (blazeface, maxDetected 100), mesh, iris, description (faceres), emotion, antispoof, liveness; body, hand, object, gesture off; ' +
@@ -303,7 +317,7 @@ function renderDoc(m: Measured): string {
     `- Warm: ${m.options.warmup} untimed rounds (≥ ${WARMUP_MIN_MS / 1000} s) over the single face and each band's largest photo, then ${m.options.passes} measured passes; in a pass each photo goes to the three libraries one after another ` +
       `(who goes first rotates), the single face ${m.options.singleRepeats}× per pass. Times are medians per photo; sums add up the photos' medians.`,
     `- Cold: a new browser context (empty HTTP and code caches) per run, navigation → the first answer; the library starts as the page module runs while the photo is made in parallel; median of ${m.options.coldRuns} per library and first photo. ` +
-      'Bytes: response bodies Playwright saw finish in the context (page and workers) before the first answer, without the photo and the bench page itself.',
+      'Bytes: bodies of the responses Playwright saw finish in the context (page and workers; each URL once) before the first answer, without the photo, the bench page itself and the source maps vite\'s dev server inlines into scripts.',
     '',
     `| work | ${PEERS.map((p) => PEER_LABELS[p]).join(' | ')} | engine / human | engine / face-api |`,
     '|---|--:|--:|--:|--:|--:|',

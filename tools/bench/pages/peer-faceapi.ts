@@ -1,6 +1,8 @@
 // @vladmandic/face-api with all its face models, as its README starts it, on its tfjs wasm
 // backend (see peer-adapter.ts). Detector: SSD MobileNet v1 with default options.
-import * as faceapi from '@vladmandic/face-api';
+// Imported as its published ESM file, not by package name: vite's dev server would pre-bundle
+// it into a reformatted copy about 3× the size, and the cold start counts the bytes fetched.
+import * as faceapi from '../../../node_modules/@vladmandic/face-api/dist/face-api.esm.js';
 import { TFJS_WASM_PATH, decodePhoto, letTfjsUseThreads, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
 
 const MODELS = '/node_modules/@vladmandic/face-api/model';

