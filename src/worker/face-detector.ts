@@ -1,6 +1,6 @@
 // Finds faces: runs a detector over the planned views of the image, maps every candidate
 // back to image pixels and merges duplicates across views.
-import { anchorsForInput, generateAnchors } from '../vision/anchors.ts';
+import { anchorsForInput } from '../vision/anchors.ts';
 import { decodeCandidates, weightedNms, type Candidate } from '../vision/detections.ts';
 import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
 import { applyAffine, cropToImage, type Point, type View } from '../vision/geometry.ts';
@@ -32,24 +32,15 @@ export interface DetectorStats {
   inferMs: number;
 }
 
+/** Anchor grids by detector and input size (square views, and whole-frame passes of any size). */
 const anchorCache = new Map<string, Point[]>();
-function anchorsOf(spec: DetectorSpec): Point[] {
-  let anchors = anchorCache.get(spec.model);
-  if (!anchors) {
-    anchors = generateAnchors(spec.anchors);
-    anchorCache.set(spec.model, anchors);
-  }
-  return anchors;
-}
-
-const frameAnchorCache = new Map<string, Point[]>();
-function frameAnchorsOf(spec: DetectorSpec, width: number, height: number): Point[] {
+function anchorsOf(spec: DetectorSpec, width = spec.anchors.inputSize, height = width): Point[] {
   const key = `${spec.model}:${width}x${height}`;
-  let anchors = frameAnchorCache.get(key);
+  let anchors = anchorCache.get(key);
   if (!anchors) {
-    if (frameAnchorCache.size >= 8) frameAnchorCache.delete(frameAnchorCache.keys().next().value!);
+    if (anchorCache.size >= 8) anchorCache.delete(anchorCache.keys().next().value!);
     anchors = anchorsForInput(spec.anchors.layers, width, height);
-    frameAnchorCache.set(key, anchors);
+    anchorCache.set(key, anchors);
   }
   return anchors;
 }
@@ -83,6 +74,24 @@ function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSp
   return found;
 }
 
+/** Makes the detector's input from rendered RGBA pixels and runs it, adding both times to `stats`. */
+async function runDetector(
+  pixels: () => Uint8ClampedArray,
+  width: number,
+  height: number,
+  spec: DetectorSpec,
+  models: ModelRegistry,
+  stats: DetectorStats,
+): Promise<Record<string, { data: Float32Array }>> {
+  const t0 = performance.now();
+  const tensor = rgbaToTensor(pixels(), width * height, 'RGB', [-1, 1]);
+  const t1 = performance.now();
+  const out = await models.run(spec.model, tensor, [1, height, width, 3]);
+  stats.cropMs += t1 - t0;
+  stats.inferMs += performance.now() - t1;
+  return out;
+}
+
 /** One run over the whole frame, scaled (a fully convolutional detector); candidates in image pixels. */
 async function detectInFrame(
   image: CanvasImageSource,
@@ -93,14 +102,9 @@ async function detectInFrame(
   crops: CropRenderer,
   stats: DetectorStats,
 ): Promise<Candidate[]> {
-  const t0 = performance.now();
-  const tensor = rgbaToTensor(crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width * pass.height, 'RGB', [-1, 1]);
-  const t1 = performance.now();
-  const out = await models.run(spec.model, tensor, [1, pass.height, pass.width, 3]);
-  stats.cropMs += t1 - t0;
-  stats.inferMs += performance.now() - t1;
+  const out = await runDetector(() => crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width, pass.height, spec, models, stats);
   const toImage = (p: Point): Point => ({ x: p.x / pass.scale, y: p.y / pass.scale });
-  return decodeRun(out, spec, frameAnchorsOf(spec, pass.width, pass.height), minScore).map((c) => {
+  return decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), minScore).map((c) => {
     const origin = toImage(c.box);
     return {
       score: c.score,
@@ -121,12 +125,7 @@ async function detectInView(
   stats: DetectorStats,
 ): Promise<Candidate[]> {
   const size = spec.anchors.inputSize;
-  const t0 = performance.now();
-  const tensor = rgbaToTensor(crops.render(image, view, size), size * size, 'RGB', [-1, 1]);
-  const t1 = performance.now();
-  const out = await models.run(spec.model, tensor, [1, size, size, 3]);
-  stats.cropMs += t1 - t0;
-  stats.inferMs += performance.now() - t1;
+  const out = await runDetector(() => crops.render(image, view, size), size, size, spec, models, stats);
   const found = decodeRun(out, spec, anchorsOf(spec), minScore);
   // back to image pixels; a rotated view's box stays an upright square of the same size
   const toImage = cropToImage(view, size);

@@ -28,7 +28,7 @@ export const DETECTION: DetectionSettings = {
 export const PIPELINE_MODELS: readonly string[] = [DETECTION.detector, 'facemesh', 'gear', 'faceres', DEFAULT_EMOTION_MODEL, EMBEDDING.model];
 
 /** The models one request runs (pure): loaded together when it arrives, and only those. */
-export function modelsFor(options: ImageAnalysisOptions, settings: DetectionSettings = DETECTION): string[] {
+export function modelsOfRequest(options: ImageAnalysisOptions, settings: DetectionSettings = DETECTION): string[] {
   const ids = [settings.detector, 'facemesh'];
   if (options.demographics) ids.push('gear', 'faceres');
   if (options.emotion) ids.push(options.emotionModel ?? DEFAULT_EMOTION_MODEL);
@@ -118,7 +118,7 @@ export async function analyzeBitmap(
   const settings = { ...DETECTION, ...options.detection };
   // every model this request runs starts loading now, side by side, instead of one after
   // another as the pipeline reaches it (a failed load is retried and reported where it is used)
-  for (const id of modelsFor(options, settings)) deps.models.load(id).catch(() => {});
+  for (const id of modelsOfRequest(options, settings)) deps.models.load(id).catch(() => {});
   const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
   const { faces: detections, stats } = await detectFaces(
     bitmap,
