@@ -115,7 +115,9 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'kairos-package-'));
   // `npm pack` runs prepack (npm run build:lib): the tarball is what would be published
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, maxBuffer: 64 << 20 });
-  const packed = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
+  // prepack's build log comes first on stdout and may hold '[' itself (warnings): the JSON starts on a line of its own
+  const jsonStart = stdout.search(/^\[\s*$/m);
+  const packed = JSON.parse(stdout.slice(jsonStart)) as { filename: string }[];
   tarball = join(work, packed[0]!.filename);
   // builds one after the other would take longer than the 2 cores doing both
   const [vite, webpack, plain] = await Promise.all([buildViteApp(), buildWebpackApp(), plainApp()]);
