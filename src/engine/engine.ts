@@ -168,6 +168,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const backend = await vision.api.init(env);
   // every analysis reports its timings (diagnostics), whichever service asked for it
   const timings = new TimingsFeed();
+  // running watches end when the engine closes (their worker calls would never answer)
+  const closing = new AbortController();
   const visionFor = (kind: 'detect' | 'recognition'): VisionPort => ({
     analyze: timings.reported(kind, (input, o) => vision.api.analyze(input, o) as Promise<Result<ImageAnalysis>>),
   });
@@ -247,7 +249,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       const done = await vision.api.warmUp();
       return { ...done, ms: performance.now() - begun };
     },
-    watch: (source, o) => watch({ vision: vision.api, ...galleryMatcher(recognitionStore(galleries, searchIndex), api.appId) }, source, o),
+    watch: (source, o) => watch({ vision: vision.api, closed: closing.signal, ...galleryMatcher(recognitionStore(galleries, searchIndex), api.appId) }, source, o),
     diagnostics: {
       modelLoads: () => vision.api.modelLoads(),
       onTimings: (listener) => timings.subscribe(listener),
@@ -255,6 +257,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     },
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
     close: () => {
+      closing.abort();
       void media.close();
       searchIndex.close();
       galleries.close();

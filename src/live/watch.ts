@@ -15,7 +15,15 @@ export interface WatchDeps {
   recognize(appId: string | undefined, gallery: string, embedding: Float32Array, threshold: number): Promise<Match | null>;
   /** throws (5004) when the gallery does not exist */
   checkGallery(appId: string | undefined, gallery: string): Promise<void>;
+  /**
+   * aborted when the engine closes: its worker is gone and calls in flight never answer, so the
+   * loop stops waiting for them and ends (done resolves, the iterator ends)
+   */
+  closed?: AbortSignal;
 }
+
+/** thrown into the loop's awaits when the engine closes under it */
+class EngineClosed extends Error {}
 
 export type WatchCallOptions = WatchOptionsInput & {
   /** called with every result (the callback form; the iterator works as well) */
@@ -53,11 +61,27 @@ export function watch(deps: WatchDeps, source: WatchSource, input: WatchCallOpti
     wake = undefined;
   };
 
+  let onClose: () => void = () => {};
+  const closing = deps.closed
+    ? new Promise<never>((_, reject) => {
+        onClose = () => {
+          stopped = true;
+          tap?.close();
+          reject(new EngineClosed());
+        };
+        if (deps.closed!.aborted) onClose();
+        else deps.closed!.addEventListener('abort', onClose, { once: true });
+      })
+    : undefined;
+  closing?.catch(() => undefined);
+  const isClosed = () => deps.closed?.aborted === true;
+  const orClosed = <T>(p: Promise<T>): Promise<T> => (closing ? Promise.race([p, closing]) : p);
+
   const loop = async () => {
     let sessionId: number | undefined;
     try {
-      if (options.galleryName) await deps.checkGallery(options.appId, options.galleryName);
-      sessionId = await deps.vision.liveOpen({
+      if (options.galleryName) await orClosed(deps.checkGallery(options.appId, options.galleryName));
+      sessionId = await orClosed(deps.vision.liveOpen({
         maxFaces: options.maxFaces,
         analyses: options.analyses,
         detectEveryMs: options.detectEveryMs,
@@ -66,8 +90,11 @@ export function watch(deps: WatchDeps, source: WatchSource, input: WatchCallOpti
         emotionEveryMs: options.emotionEveryMs,
         emotionModel: options.emotionModel,
         mesh: options.mesh,
-      });
-      tap = await openTap(source, { maxSide: options.maxSide, dropFrames: options.dropFrames });
+      }));
+      const opening = openTap(source, { maxSide: options.maxSide, dropFrames: options.dropFrames });
+      // closed while opening: the tap still opens, and must let go of its source
+      opening.then((t) => isClosed() && t.close(), () => undefined);
+      tap = await orClosed(opening);
       if (stopped) return;
       const names = new TrackIdentities();
       const completions: number[] = [];
@@ -77,20 +104,20 @@ export function watch(deps: WatchDeps, source: WatchSource, input: WatchCallOpti
         // target fps: wait out the rest of the interval (frames shown meanwhile are skipped)
         const wait = lastTaken + minGapMs - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const taken = await tap.next();
+        const taken = await orClosed(tap.next());
         if (!taken || stopped) {
           taken?.frame.close();
           break;
         }
         const takenAt = performance.now();
         lastTaken = takenAt;
-        const result = await deps.vision.liveFrame(sessionId, Comlink.transfer(taken.frame, [taken.frame as unknown as Transferable]), taken.timeMs, options.maxSide);
+        const result = await orClosed(deps.vision.liveFrame(sessionId, Comlink.transfer(taken.frame, [taken.frame as unknown as Transferable]), taken.timeMs, options.maxSide));
         const faces: LiveFace[] = [];
         for (const f of result.faces) {
           const { embedding, ...face } = f;
           const out: LiveFace = face;
           if (options.galleryName) {
-            if (embedding) names.update(f.track_id, await deps.recognize(options.appId, options.galleryName, embedding, options.threshold));
+            if (embedding) names.update(f.track_id, await orClosed(deps.recognize(options.appId, options.galleryName, embedding, options.threshold)));
             out.subject = names.get(f.track_id) ?? null;
           }
           faces.push(out);
@@ -117,11 +144,14 @@ export function watch(deps: WatchDeps, source: WatchSource, input: WatchCallOpti
         notify();
       }
     } catch (e) {
+      // the engine closed: a clean end, whatever the interrupted call threw (a released worker proxy throws)
+      if (isClosed()) return;
       failure = e;
       throw e;
     } finally {
       tap?.close();
-      if (sessionId !== undefined) void deps.vision.liveClose(sessionId);
+      deps.closed?.removeEventListener('abort', onClose);
+      if (sessionId !== undefined && !isClosed()) void deps.vision.liveClose(sessionId).catch(() => undefined);
       ended = true;
       notify();
     }

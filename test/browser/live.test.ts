@@ -192,6 +192,35 @@ describe('engine.watch', () => {
     expect(results).toBeGreaterThanOrEqual(3);
   });
 
+  it('engine.close() during a running watch ends it: done resolves and the iterator ends', async () => {
+    // its own engine: closing the shared one would end the other tests
+    const other = await createEngine({ backend: 'wasm', storageName: `live-close-${Date.now()}` });
+    const video = document.createElement('video');
+    video.muted = true;
+    video.loop = true;
+    video.src = synthUrl;
+    await video.play();
+    const live = other.watch(video);
+    const iterated: LiveFrame[] = [];
+    const timeout = (what: string) => new Promise<string>((r) => setTimeout(() => r(`${what} still pending 5 s after close()`), 5000));
+    const iteration = (async () => {
+      for await (const f of live) {
+        iterated.push(f);
+        // closed while a frame is in the worker (the loop sends the next one at once)
+        if (iterated.length === 3) other.close();
+      }
+      return 'ended';
+    })();
+    expect(await Promise.race([iteration, timeout('the iterator')])).toBe('ended');
+    expect(await Promise.race([live.done.then(() => 'resolved'), timeout('done')])).toBe('resolved');
+    await live.stop(); // harmless afterwards
+    video.pause();
+    expect(iterated.length).toBeGreaterThanOrEqual(3);
+    // a watch started on a closed engine ends at once too
+    const late = other.watch(videoFrames(synthUrl, 5, 0, 1), { dropFrames: false });
+    expect(await Promise.race([late.done.then(() => 'resolved'), timeout('a late watch')])).toBe('resolved');
+  });
+
   it('rejects bad options with error 1003 and an unknown gallery with 5004', async () => {
     expect(() => engine.watch(document.createElement('video'), { maxFaces: 0 })).toThrow(/maxFaces/);
     const live = engine.watch(videoFrames(synthUrl, 5, 0, 1), { galleryName: 'no-such-gallery', dropFrames: false });
