@@ -16,8 +16,12 @@ export const LiveSessionOptionsSchema = z.object({
    * face is lost, and on every frame while no face is followed), ms
    */
   detectEveryMs: z.number().min(0).max(60_000).default(1000),
-  /** smallest face searched for, as a fraction of the frame's shorter side (fewer detector views than /detect's 0.015) */
-  minFaceScale: z.number().min(0.015).max(0.5).default(0.1),
+  /**
+   * smallest face searched for, as a fraction of the frame's shorter side (/detect's is 0.015):
+   * 0.07 is 34 px at 640×480, about human's smallest (its detector sees the frame at 256 px), and
+   * needs two detector runs (the whole frame at 128 px and one pass at 256×192)
+   */
+  minFaceScale: z.number().min(0.015).max(0.5).default(0.07),
   /**
    * a followed face's emotions are re-measured this often, ms (0 = on every frame); in between
    * each result carries the last measured values with the time they were measured

@@ -175,3 +175,41 @@ export async function detectFaces(
   const faces = weightedNms(candidates).filter((c) => c.box.height >= options.minFace);
   return { faces, stats };
 }
+
+/** One detector run of an upright search: a square view (the whole frame) or a scaled whole-frame pass. */
+export type DetectorStep = { view: View } | { pass: FramePass };
+
+/**
+ * The upright search of detectFaces() as separate runs (the whole frame as one square view,
+ * then the finer whole-frame passes), so a live stream can spread them over frames (pure).
+ * Needs a fully convolutional detector (anySizeStride).
+ */
+export function uprightDetectorSteps(width: number, height: number, options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minFaceFraction'>): DetectorStep[] {
+  const spec: DetectorSpec = DETECTORS[options.detector];
+  if (spec.anySizeStride === undefined) throw new Error(`${options.detector} cannot search whole frames`);
+  const passes = planFramePasses(width, height, {
+    minFace: options.minFace,
+    detectorMinFraction: options.minFaceFraction ?? spec.minFaceFraction,
+    nominal: spec.anchors.inputSize,
+    stride: spec.anySizeStride,
+  });
+  return [{ view: zoomedOutView(width, height, 1, 0) }, ...passes.map((pass) => ({ pass }))];
+}
+
+/** Runs one step of uprightDetectorSteps(): its faces (merged, at least minFace high) in image pixels. */
+export async function runDetectorStep(
+  image: CanvasImageSource & { width: number; height: number },
+  step: DetectorStep,
+  options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minScore'>,
+  models: ModelRegistry,
+  crops: CropRenderer,
+): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
+  const spec: DetectorSpec = DETECTORS[options.detector];
+  const stats: DetectorStats = { views: 1, candidates: 0, cropMs: 0, inferMs: 0 };
+  const candidates =
+    'view' in step
+      ? await detectInView(image, step.view, spec, options.minScore, models, crops, stats)
+      : await detectInFrame(image, step.pass, spec, options.minScore, models, crops, stats);
+  stats.candidates = candidates.length;
+  return { faces: weightedNms(candidates).filter((c) => c.box.height >= options.minFace), stats };
+}

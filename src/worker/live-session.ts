@@ -13,7 +13,7 @@ import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';
 import { iou, overlapOfSmaller, type Box } from '../vision/geometry.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
-import { detectFaces } from './face-detector.ts';
+import { runDetectorStep, uprightDetectorSteps, type DetectorStep } from './face-detector.ts';
 import { DETECTION } from './image-analysis.ts';
 import { SceneCutDetector } from './scene-cut.ts';
 import type { ModelRegistry } from './model-registry.ts';
@@ -30,16 +30,20 @@ const MESH_CROP = 1.4;
 /** the mesh box is about 1.15× the detector box of the same face (face-analyzer.ts) */
 const MESH_PER_DETECTOR_BOX = 1.15;
 /**
- * A followed face is kept while the mesh's face-presence score is at least this; lower than
- * a new detection's 0.65 since the face was already confirmed: half-turned and partly covered
- * faces score 0.55–0.65 while a lost face scores below 0.35 (Hamilton audience shot).
+ * A followed face is kept while the mesh's face-presence score is at least this (after one
+ * retry on a re-centred crop); lower than a new detection's since the face was already
+ * confirmed: in the Hamilton audience shot a laughing, tilted face scores 0.37–0.6 on its
+ * follow crop while a face that left the crop scores ≤ 0.1.
  */
-const FOLLOW_MIN_MESH_SCORE = 0.5;
+const FOLLOW_MIN_MESH_SCORE = 0.3;
 /**
  * A new face is taken at this mesh score (/detect: 0.65): half-turned faces in a live stream
- * score 0.55–0.65, and the detector has already scored it ≥ 0.6.
+ * score 0.45–0.65 (Marian Robinson in the audience shot: 0.49), a profile turned away ≤ 0.1,
+ * and the detector has already scored it ≥ 0.6.
  */
-const NEW_FACE_MIN_MESH_SCORE = 0.55;
+const NEW_FACE_MIN_MESH_SCORE = 0.45;
+/** the tracker's nearness reach for live video, in face sizes (see tracker below) */
+const LIVE_MAX_CENTRE_SHIFT = 0.5;
 
 /** mean grey difference of 32×24 thumbnails above which the frame is a camera cut (scene-cut.ts; Hamilton: cuts 29–33, motion ≤ 22) */
 const CUT_DIFFERENCE = 26;
@@ -50,6 +54,10 @@ const SAME_FACE_IOU = 0.5;
 /** during a face's first second its embedding is refreshed this often (named quickly even if the first look was poor), ms */
 const EARLY_REEMBED_MS = 300;
 const EARLY_MS = 1000;
+/** a face found by the detector is analysed within this long, or dropped (it has moved on), ms */
+const PENDING_MS = 250;
+/** a detection the mesh did not take is not analysed again for this long, ms (a profile face would cost a mesh run per detector run) */
+const REJECTED_MS = 1000;
 
 interface Followed {
   analysis: FaceAnalysis;
@@ -86,9 +94,22 @@ export function followCandidate(a: FaceAnalysis, dx = 0, dy = 0): Candidate {
 
 export class LiveSession {
   private followed: Followed[] = [];
-  private readonly tracker = new FaceTracker();
-  private lastDetectMs = -Infinity;
+  /**
+   * nearness continues a track only half a face away (media's 1 face: a 5 fps sample lets faces
+   * move far): here followed faces carry their id, and only a face lost and found again near
+   * its place should continue — not another person found a little later beside where it was
+   * (the audience shot: Barack Obama found 300 ms after Michelle's half-turned face 62 px away)
+   */
+  private readonly tracker = new FaceTracker({ maxCentreShift: LIVE_MAX_CENTRE_SHIFT });
+  private lastSweepMs = -Infinity;
   private lostSinceDetect = false;
+  /** the detector runs of the current sweep not done yet */
+  private sweep: DetectorStep[] = [];
+  private plan: { key: string; steps: DetectorStep[] } | undefined;
+  /** faces the detector found, to be analysed on the next frames (one per frame) */
+  private pending: { candidate: Candidate; atMs: number }[] = [];
+  /** detections the mesh did not take, skipped until untilMs */
+  private rejected: { box: Box; untilMs: number }[] = [];
   private readonly analyzer: FaceAnalyzer;
   private readonly cuts = new SceneCutDetector();
 
@@ -112,53 +133,76 @@ export class LiveSession {
     };
   }
 
-  /** One frame: follow, detect if due, assign track ids. `timeMs` must not decrease. */
+  /** The detector's runs for this frame size (whole frame, then finer passes), planned once per size. */
+  private detectorSteps(image: { width: number; height: number }): DetectorStep[] {
+    const key = `${image.width}x${image.height}`;
+    if (this.plan?.key !== key) {
+      this.plan = { key, steps: uprightDetectorSteps(image.width, image.height, { detector: DETECTION.detector, minFace: this.minFace(image) }) };
+    }
+    return this.plan.steps;
+  }
+
+  private minFace(image: { width: number; height: number }): number {
+    return Math.max(DETECTION.minFacePixels, this.options.minFaceScale * Math.min(image.width, image.height));
+  }
+
+  /**
+   * One frame: follow every face, then at most one more costly piece of work (a new face found
+   * earlier, a refresh, or one detector run), so no frame pays for several; assign track ids.
+   * `timeMs` must not decrease.
+   */
   async frame(image: ImageBitmap, timeMs: number): Promise<LiveWorkerFrame> {
     const started = performance.now();
     const difference = this.cuts.difference(image);
-    if (difference > CUT_DIFFERENCE && this.followed.length > 0) {
+    if (difference > CUT_DIFFERENCE && (this.followed.length > 0 || this.pending.length > 0)) {
       // whatever is now where the faces were is someone else: start over from the detector
       this.followed = [];
+      this.pending = [];
+      this.rejected = [];
+      this.sweep = [];
       this.tracker.cut();
       this.lostSinceDetect = true;
     }
+    this.pending = this.pending.filter((p) => timeMs - p.atMs <= PENDING_MS);
+    this.rejected = this.rejected.filter((r) => timeMs < r.untilMs);
     const recognition = this.options.analyses === 'recognition';
-    // at most one recognition embedding per frame (a new face first, else the most overdue), so
-    // no frame pays for several
-    let embedBudget = recognition ? 1 : 0;
-    const due = (f: Followed) =>
+    const emotions = this.options.analyses !== 'boxes';
+    const embedDue = (f: Followed) =>
       f.embeddedAtMs === undefined ||
       (timeMs - f.firstMs < EARLY_MS && timeMs - f.embeddedAtMs >= EARLY_REEMBED_MS) ||
       timeMs - f.embeddedAtMs >= this.options.recognizeEveryMs ||
       Math.abs(f.analysis.geometry.yaw - (f.embeddedYaw ?? 0)) > REEMBED_YAW_CHANGE;
-    const emotions = this.options.analyses !== 'boxes';
-    // emotions: new faces at once; followed faces when due, at most one per frame (oldest first)
-    // unless every frame was asked for
-    const emotionBudget = !emotions ? 0 : this.options.emotionEveryMs === 0 ? Infinity : 1;
     const emotionDue = (f: Followed) => !f.emotion || timeMs - f.emotion.atMs >= this.options.emotionEveryMs;
-    const emotionOrder = [...this.followed].filter(emotionDue).sort((a, b) => (a.emotion?.atMs ?? -Infinity) - (b.emotion?.atMs ?? -Infinity));
-    const measureEmotion = new Set(emotionOrder.slice(0, emotionBudget === Infinity ? undefined : emotionBudget));
-    const order = [...this.followed].sort((a, b) => (a.embeddedAtMs ?? -Infinity) - (b.embeddedAtMs ?? -Infinity));
+    const oldest = (key: (f: Followed) => number | undefined) => (a: Followed, b: Followed) => (key(a) ?? -Infinity) - (key(b) ?? -Infinity);
+
+    // the frame's one extra, by priority: a face the detector found on an earlier frame (its
+    // mesh, emotions and embedding), a due recognition embedding (the most overdue face), a due
+    // emotion refresh (the oldest), else one detector run when detection is wanted
+    const newFace = this.followed.length < this.options.maxFaces ? this.pending.shift() : undefined;
+    const embedFace = recognition && !newFace ? this.followed.filter(embedDue).sort(oldest((f) => f.embeddedAtMs))[0] : undefined;
+    const emotionFaces = new Set<Followed>(
+      !emotions || newFace || embedFace
+        ? []
+        : this.followed.filter(emotionDue).sort(oldest((f) => f.emotion?.atMs)).slice(0, this.options.emotionEveryMs === 0 ? undefined : 1),
+    );
+    // emotions on every frame were asked for: every face gets them whatever else runs
+    if (emotions && this.options.emotionEveryMs === 0) for (const f of this.followed) emotionFaces.add(f);
 
     // 1. follow every face from its previous mesh
     const next: Followed[] = [];
     const stagesBefore = { ...this.analyzer.times };
-    for (const f of order) {
+    for (const f of this.followed) {
       const dt = Math.min(timeMs - f.timeMs, 200);
-      const embed = embedBudget > 0 && due(f);
+      const embed = f === embedFace;
+      // a score under the bar gets one more try on a crop re-centred on the mesh's own landmarks
       const a = await this.analyzer.analyze(image, followCandidate(f.analysis, f.vx * dt, f.vy * dt), {
-        ...this.analysisOptions(embed, measureEmotion.has(f)),
-        minMeshScore: 0,
+        ...this.analysisOptions(embed, emotionFaces.has(f)),
+        minMeshScore: FOLLOW_MIN_MESH_SCORE,
       });
-      if (a && a.meshScore < FOLLOW_MIN_MESH_SCORE) {
-        this.lostSinceDetect = true;
-        continue;
-      }
       if (!a || a.box.width < 8 || !onFrame(a.box, image)) {
         this.lostSinceDetect = true;
         continue;
       }
-      if (embed) embedBudget--;
       const c0 = centre(f.analysis.box);
       const c1 = centre(a.box);
       const gap = timeMs - f.timeMs;
@@ -179,49 +223,65 @@ export class LiveSession {
       next.push(moved);
     }
 
-    // 2. the detector: on its schedule, after a loss, or while nothing is followed
+    // 2. a face found by the detector on an earlier frame
+    const addFace = async (candidate: Candidate) => {
+      const a = await this.analyzer.analyze(image, candidate, { ...this.analysisOptions(recognition, emotions), minMeshScore: NEW_FACE_MIN_MESH_SCORE });
+      // not a face the mesh takes: not looked at again for a while
+      if (!a) this.rejected.push({ box: candidate.box, untilMs: timeMs + REJECTED_MS });
+      else if (a.box.height >= this.minFace(image) * 0.8 && !next.some((n) => iou(n.analysis.box, a.box) > SAME_FACE_IOU)) {
+        next.push({ analysis: a, timeMs, firstMs: timeMs, vx: 0, vy: 0, embeddedAtMs: recognition ? timeMs : undefined, embeddedYaw: recognition ? a.geometry.yaw : undefined, detected: true, emotion: a.emotion ? { values: a.emotion, atMs: timeMs } : undefined });
+      }
+    };
+    if (newFace) await addFace(newFace.candidate);
+
+    // 3. one detector run: a sweep (whole frame, then finer passes, one per frame) starts on its
+    // schedule, after a loss, or while nothing is followed
     let detectMs = 0;
-    const detectorRan = next.length === 0 || this.lostSinceDetect || timeMs - this.lastDetectMs >= this.options.detectEveryMs;
-    if (detectorRan) {
+    let detectorRan = false;
+    if (this.sweep.length === 0 && (next.length === 0 || this.lostSinceDetect || timeMs - this.lastSweepMs >= this.options.detectEveryMs)) {
+      this.sweep = [...this.detectorSteps(image)];
+      this.lastSweepMs = timeMs;
+      this.lostSinceDetect = false;
+    }
+    const runStep = this.sweep.length > 0 && !newFace && !embedFace && (emotionFaces.size === 0 || next.length === 0 || this.options.emotionEveryMs === 0);
+    if (runStep) {
       const t = performance.now();
-      const minFace = Math.max(DETECTION.minFacePixels, this.options.minFaceScale * Math.min(image.width, image.height));
-      const { faces: found } = await detectFaces(
+      const { faces: found } = await runDetectorStep(
         image,
-        { detector: DETECTION.detector, minFace, minScore: DETECTION.minScore, angles: [0] },
+        this.sweep.shift()!,
+        { detector: DETECTION.detector, minFace: this.minFace(image), minScore: DETECTION.minScore },
         this.models,
         this.crops,
       );
       detectMs = performance.now() - t;
-      this.lastDetectMs = timeMs;
-      this.lostSinceDetect = false;
+      detectorRan = true;
       found.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
       for (const d of found) {
         // already followed (the mesh box is larger than the detector's, so the detector box lies
-        // mostly inside it): re-seed the follower from the detection when it has drifted
+        // mostly inside it): re-seeded from the detection when it has drifted (a fast-moving
+        // face's follower can slide off it, e.g. onto the chin)
         const known = next.find((n) => overlapOfSmaller(n.analysis.box, d.box) > 0.5);
         if (known) {
           if (!drifted(known.analysis, d)) continue;
           const a = await this.analyzer.analyze(image, d, this.analysisOptions(false, false));
           if (a && !next.some((n) => n !== known && iou(n.analysis.box, a.box) > SAME_FACE_IOU)) {
-            if (known.analysis.embeddings) a.embeddings = known.analysis.embeddings;
             known.analysis = a;
             known.detected = true;
           }
           continue;
         }
-        if (next.length >= this.options.maxFaces) continue;
-        const embed = embedBudget > 0;
-        const a = await this.analyzer.analyze(image, d, { ...this.analysisOptions(embed, emotions), minMeshScore: NEW_FACE_MIN_MESH_SCORE });
-        if (!a || a.box.height < minFace * 0.8) continue;
-        if (next.some((n) => iou(n.analysis.box, a.box) > SAME_FACE_IOU)) continue;
-        if (embed) embedBudget--;
-        next.push({ analysis: a, timeMs, firstMs: timeMs, vx: 0, vy: 0, embeddedAtMs: embed ? timeMs : undefined, embeddedYaw: embed ? a.geometry.yaw : undefined, detected: true, emotion: a.emotion ? { values: a.emotion, atMs: timeMs } : undefined });
+        if (this.rejected.some((r) => overlapOfSmaller(r.box, d.box) > 0.5)) continue;
+        if (this.pending.some((p) => overlapOfSmaller(p.candidate.box, d.box) > 0.5)) continue;
+        // its mesh and the rest on the next frames, one new face per frame
+        this.pending.push({ candidate: d, atMs: timeMs });
       }
+      // a frame that followed no face has time for the first new one at once
+      if (next.length === 0 && this.pending.length > 0) await addFace(this.pending.shift()!.candidate);
     }
     next.sort((a, b) => b.analysis.box.width * b.analysis.box.height - a.analysis.box.width * a.analysis.box.height);
     this.followed = next.slice(0, this.options.maxFaces);
 
-    // 3. track ids from the shared tracker (overlap with each track's last box, embeddings when computed)
+    // 4. track ids from the shared tracker (overlap with each track's last box, embeddings when computed)
     const ids = this.tracker.update(
       timeMs,
       this.followed.map((f) => ({ box: f.analysis.box, embedding: f.analysis.embeddings?.[EMBEDDING.model], continues: f.trackId })),

@@ -2,11 +2,13 @@
 // the same run. A segment of a shared video is decoded in Chromium and written as a 640×480
 // .y4m in a temporary folder (deleted afterwards; nothing is committed); a Chromium started
 // with --use-fake-device-for-media-stream --use-file-for-fake-video-capture=<that file> then
-// plays it as its webcam, looping, at 25 fps. Per library, alternating, after a warm-up:
+// plays it as its webcam, looping, at 30 fps (a webcam's usual rate; the clip's frames are
+// sampled at 1/30 s). Per library, alternating, after a warm-up:
 // per-result latency p50/p95, results per second, faces per result, and dropped frames
 // (camera frames shown during the run that got no result). Written to docs/benchmarks.md
 // between the live-bench markers.
 //   --seconds N (15)  --warm N (3)  --rounds N (2)  --analyses boxes|emotion (emotion)
+//   --fps N (30)  --wait-idle S (0: before each round, wait up to S s for other processes to settle)
 //   --console  --json  --no-write
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -15,14 +17,13 @@ import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import type { RunResult } from './pages/live.ts';
-import { cpuModel, ms, pct, writeBetweenMarkers } from './report.ts';
+import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { summarize } from './stats.ts';
 
 const START = '<!-- live-bench:start -->';
 const END = '<!-- live-bench:end -->';
 const DOC = resolve(projectRoot, 'docs/benchmarks.md');
 const PAGE = '/tools/bench/pages/live.html';
-const FPS = 25;
 const GOAL = { resultsPerSecond: 25, p95Ms: 80 };
 
 /** Segments of short_hamilton_clip.mp4 (media seconds): one face, and the audience (up to 4 faces in view). */
@@ -31,14 +32,14 @@ const SEGMENTS = [
   { id: '3+ faces', file: 'short_hamilton_clip.mp4', from: 7.9, to: 10.0, note: 'the audience: 4 faces in view, 3 of them half-turned' },
 ] as const;
 
-async function writeY4m(dir: string, seg: (typeof SEGMENTS)[number]): Promise<string> {
+async function writeY4m(dir: string, seg: (typeof SEGMENTS)[number], fps: number): Promise<string> {
   const path = join(dir, `${seg.id.replace(/\W+/g, '-')}.y4m`);
   await withBrowserSession({}, async (session) => {
     await session.open(PAGE);
     await session.call('openClip', 'hamilton');
-    const parts: Buffer[] = [Buffer.from(`YUV4MPEG2 W640 H480 F${FPS}:1 Ip A1:1 C420jpeg\n`)];
+    const parts: Buffer[] = [Buffer.from(`YUV4MPEG2 W640 H480 F${fps}:1 Ip A1:1 C420jpeg\n`)];
     for (let k = 0; ; k++) {
-      const t = seg.from + k / FPS;
+      const t = seg.from + k / fps;
       if (t >= seg.to) break;
       parts.push(Buffer.from('FRAME\n'), Buffer.from(await session.call<string>('clipFrame', t), 'base64'));
     }
@@ -87,7 +88,7 @@ function combine(segment: string, runs: RunResult[]): Row {
   };
 }
 
-function render(rows: Row[], o: { chromium: string; others: number | undefined; analyses: string; rounds: number; seconds: number }): string {
+function render(rows: Row[], o: { chromium: string; others: number | undefined; analyses: string; rounds: number; seconds: number; fps: number }): string {
   const lines = [
     '## Live video (engine.watch) next to human',
     '',
@@ -95,10 +96,11 @@ function render(rows: Row[], o: { chromium: string; others: number | undefined; 
     '',
     `- Machine: ${cpus().length} cores, ${cpuModel()}; other processes used ${pct(o.others)} of the CPU during the run` +
       (o.others !== undefined && o.others > 0.05 ? ' (**timings inflated**)' : ''),
-    `- Browser: headless Chromium ${o.chromium}; input: Chromium's fake camera playing a 640×480 25 fps .y4m made at bench time ` +
-      'from short_hamilton_clip.mp4 (640×360 letterboxed), looping',
+    `- Browser: headless Chromium ${o.chromium}; input: Chromium's fake camera playing a 640×480 ${o.fps} fps .y4m made at bench time ` +
+      `from short_hamilton_clip.mp4 (640×360 letterboxed, its frames sampled every 1/${o.fps} s), looping: at most ${o.fps} results/s`,
     `- Work per frame, both libraries: face boxes + mesh landmarks + pose${o.analyses === 'emotion' ? ' + emotion' : ''}, up to 5 faces; ` +
-      'engine: engine.watch(video) with its defaults (detector at most every 1 s or when a face is lost, mesh-following in between); ' +
+      'engine: engine.watch(video) with its defaults (mesh-following; the detector\'s whole-frame runs spread over frames, one per frame, a sweep every 1 s or when a face is lost; ' +
+      'at most one extra per frame: a new face, an emotion refresh (each face every 200 ms) or a detector run); ' +
       'human: its own loop, `human.detect(video)` on each new camera frame, its default caching (detector skipped on frames where the face moved little), iris/description/antispoof off',
     `- ${o.rounds} rounds of ${o.seconds} s per library, alternating, after a warm-up; latency = frame taken → result; ` +
       'dropped = camera frames shown during the run that got no result',
@@ -139,8 +141,12 @@ async function main(): Promise<void> {
       console: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
+      fps: { type: 'string', default: '30' },
+      'wait-idle': { type: 'string', default: '0' },
     },
   });
+  const fps = Number(values.fps);
+  const waitIdle = Number(values['wait-idle']);
   const seconds = Number(values.seconds);
   const warmSeconds = Number(values.warm);
   const rounds = Number(values.rounds);
@@ -151,7 +157,7 @@ async function main(): Promise<void> {
   const before = cpuSnapshot();
   try {
     for (const seg of SEGMENTS) {
-      const clip = await writeY4m(dir, seg);
+      const clip = await writeY4m(dir, seg, fps);
       console.log(`${seg.id}: ${clip}`);
       await withBrowserSession(
         {
@@ -167,7 +173,8 @@ async function main(): Promise<void> {
             // alternate which goes first so neither always runs on a warmer machine
             const order = round % 2 === 0 ? (['engine', 'human'] as const) : (['human', 'engine'] as const);
             for (const library of order) {
-              const r = await session.call<RunResult>(library === 'engine' ? 'runEngine' : 'runHuman', { seconds, warmSeconds, analyses });
+              await waitForIdle(waitIdle);
+              const r = await session.call<RunResult>(library === 'engine' ? 'runEngine' : 'runHuman', { seconds, warmSeconds, analyses, fps });
               console.log(`  ${library} round ${round + 1}: ${(r.results / r.seconds).toFixed(1)} results/s, ${r.cameraFrames} camera frames`);
               runs[library].push(r);
             }
@@ -181,7 +188,7 @@ async function main(): Promise<void> {
   }
   const others = othersShare(before, cpuSnapshot());
   if (values.json) console.log(JSON.stringify(rows, null, 1));
-  const doc = render(rows, { chromium, others, analyses, rounds, seconds });
+  const doc = render(rows, { chromium, others, analyses, rounds, seconds, fps });
   console.log(doc);
   if (!values['no-write']) {
     writeBetweenMarkers(DOC, { start: START, end: END }, doc, { template: `# Benchmarks\n\n${START}\n${END}\n`, appendMarkers: true });

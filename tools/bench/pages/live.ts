@@ -71,9 +71,9 @@ async function clipFrame(t: number): Promise<string> {
 }
 
 let camera: HTMLVideoElement | undefined;
-async function cameraVideo(): Promise<HTMLVideoElement> {
+async function cameraVideo(fps: number): Promise<HTMLVideoElement> {
   if (camera) return camera;
-  const stream = await navigator.mediaDevices.getUserMedia({ video: { width: WIDTH, height: HEIGHT, frameRate: 25 }, audio: false });
+  const stream = await navigator.mediaDevices.getUserMedia({ video: { width: WIDTH, height: HEIGHT, frameRate: fps }, audio: false });
   const v = document.createElement('video');
   v.muted = true;
   v.playsInline = true;
@@ -127,8 +127,8 @@ export interface RunResult {
 let engine: Engine | undefined;
 let engineWarmUpMs = 0;
 
-async function runEngine(o: { seconds: number; warmSeconds: number; analyses: 'boxes' | 'emotion' }): Promise<RunResult> {
-  const v = await cameraVideo();
+async function runEngine(o: { seconds: number; warmSeconds: number; analyses: 'boxes' | 'emotion'; fps: number }): Promise<RunResult> {
+  const v = await cameraVideo(o.fps);
   if (!engine) {
     const t = performance.now();
     engine = await createEngine({ storageName: `bench-live-${Date.now()}` });
@@ -217,8 +217,8 @@ function humanConfig(analyses: 'boxes' | 'emotion'): Partial<Config> {
   };
 }
 
-async function runHuman(o: { seconds: number; warmSeconds: number; analyses: 'boxes' | 'emotion' }): Promise<RunResult> {
-  const v = await cameraVideo();
+async function runHuman(o: { seconds: number; warmSeconds: number; analyses: 'boxes' | 'emotion'; fps: number }): Promise<RunResult> {
+  const v = await cameraVideo(o.fps);
   if (!human) {
     const t = performance.now();
     human = new Human(humanConfig(o.analyses));
