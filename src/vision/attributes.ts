@@ -25,17 +25,19 @@ function expectation(probs: ArrayLike<number>, values: readonly number[]): numbe
 }
 
 /**
- * Age as the mean of two estimators: FaceRes's 100-bin softmax and GEAR's 7 bins
- * (each alone is biased toward its training set's middle ages).
+ * Age in years: GEAR's 7-bin expectation, averaged with FaceRes's 100-bin softmax when that
+ * model ran (each alone is biased toward its training set's middle ages).
  */
-export function estimateAge(faceresAge: ArrayLike<number>, gearAge: ArrayLike<number>): number {
+export function estimateAge(gearAge: ArrayLike<number>, faceresAge?: ArrayLike<number>): number {
+  const gear = expectation(gearAge, GEAR_AGE_BINS);
+  if (!faceresAge) return gear;
   const years = Array.from({ length: faceresAge.length }, (_, i) => i);
-  return (expectation(faceresAge, years) + expectation(gearAge, GEAR_AGE_BINS)) / 2;
+  return (expectation(faceresAge, years) + gear) / 2;
 }
 
-/** Male probability: mean of FaceRes's sigmoid (> 0.5 male) and GEAR's [male, female] softmax. */
-export function estimateMale(faceresGender: number, gearGender: ArrayLike<number>): number {
-  return (faceresGender + gearGender[0]!) / 2;
+/** Male probability: GEAR's [male, female] softmax, averaged with FaceRes's sigmoid (> 0.5 male) when that model ran. */
+export function estimateMale(gearGender: ArrayLike<number>, faceresGender?: number): number {
+  return faceresGender === undefined ? gearGender[0]! : (faceresGender + gearGender[0]!) / 2;
 }
 
 export function raceFractions(race: ArrayLike<number>): Demographics['race'] {

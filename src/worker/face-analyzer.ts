@@ -18,8 +18,8 @@ import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
 export interface AnalysisOptions {
-  /** age, gender, race */
-  demographics: boolean;
+  /** age, gender, race: which models, at what size (off when false) */
+  demographics: DemographicsSettings | false;
   emotion: boolean;
   /** which classifier gives the 7 emotions (chosen by `npm run eval`, docs/accuracy.md) */
   emotionModel?: EmotionModelId;
@@ -30,8 +30,16 @@ export interface AnalysisOptions {
   minMeshScore: number;
   /** face embeddings to compute, each on its own aligned crop */
   embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
-  /** side of GEAR's input crop (it takes any size; cost grows with the square; chosen by `npm run eval:attributes`) */
-  gearInputSize?: number;
+}
+
+/** How age, gender and race are estimated; the shipped values are chosen by `npm run eval:attributes` (docs/accuracy.md). */
+export interface DemographicsSettings {
+  /** side of GEAR's input crop (it takes any size; cost grows with the square) */
+  gearInputSize: number;
+  /** also run FaceRes and average its age and gender with GEAR's (FaceRes costs ~0.6× GEAR) */
+  withFaceres: boolean;
+  /** side of FaceRes's input crop (it takes any size) */
+  faceresInputSize: number;
 }
 
 export interface FaceAnalysis {
@@ -69,8 +77,9 @@ const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
 };
 
 const MESH_SIZE = 192;
-/** GEAR's crop side; its nominal size is 198 (docs/detection.md) */
-export const GEAR_INPUT_SIZE = 198;
+/** GEAR's nominal crop side (docs/detection.md) */
+const GEAR_NOMINAL_SIZE = 198;
+export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: GEAR_NOMINAL_SIZE, withFaceres: true, faceresInputSize: 224 };
 
 export type EmotionModelId = 'emotion' | 'faceapi-expression';
 export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'faceapi-expression';
@@ -178,11 +187,12 @@ export class FaceAnalyzer {
 
     if (options.demographics) {
       t = performance.now();
-      const gear = await this.run(image, subView(faceView, 0.5, 0.45, 0.85), 'gear', options.gearInputSize ?? GEAR_INPUT_SIZE);
-      const faceres = await this.run(image, faceView, 'faceres');
+      const settings = options.demographics;
+      const gear = await this.run(image, subView(faceView, 0.5, 0.45, 0.85), 'gear', settings.gearInputSize);
+      const faceres = settings.withFaceres ? await this.run(image, faceView, 'faceres', settings.faceresInputSize) : undefined;
       analysis.demographics = {
-        age: estimateAge(faceres['age_pred/Softmax:0']!.data, gear.age_output!.data),
-        male: estimateMale(faceres['gender_pred/Sigmoid:0']!.data[0]!, gear.gender_output!.data),
+        age: estimateAge(gear.age_output!.data, faceres?.['age_pred/Softmax:0']!.data),
+        male: estimateMale(gear.gender_output!.data, faceres?.['gender_pred/Sigmoid:0']!.data[0]),
         race: raceFractions(gear.race_output!.data),
       };
       this.times.demographics += performance.now() - t;

@@ -6,7 +6,15 @@ import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import { EMBEDDING } from '../service/recognition-config.ts';
-import { DEFAULT_EMOTION_MODEL, FaceAnalyzer, type EmbeddingModelId, type EmotionModelId, type FaceAnalysis } from './face-analyzer.ts';
+import {
+  DEFAULT_EMOTION_MODEL,
+  DEMOGRAPHICS,
+  FaceAnalyzer,
+  type DemographicsSettings,
+  type EmbeddingModelId,
+  type EmotionModelId,
+  type FaceAnalysis,
+} from './face-analyzer.ts';
 import { detectFaces, type DetectorStats } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -25,12 +33,19 @@ export const DETECTION: DetectionSettings = {
  * demographics (/detect), emotions (/v2/media), the embedding (/enroll, /verify, /recognize).
  * Liveness and the FULL/ROLL detectors load when a request first asks for them.
  */
-export const PIPELINE_MODELS: readonly string[] = [DETECTION.detector, 'facemesh', 'gear', 'faceres', DEFAULT_EMOTION_MODEL, EMBEDDING.model];
+export const PIPELINE_MODELS: readonly string[] = [
+  DETECTION.detector,
+  'facemesh',
+  'gear',
+  ...(DEMOGRAPHICS.withFaceres ? ['faceres'] : []),
+  DEFAULT_EMOTION_MODEL,
+  EMBEDDING.model,
+];
 
 /** The models one request runs (pure): loaded together when it arrives, and only those. */
 export function modelsOfRequest(options: ImageAnalysisOptions, settings: DetectionSettings = DETECTION): string[] {
   const ids = [settings.detector, 'facemesh'];
-  if (options.demographics) ids.push('gear', 'faceres');
+  if (options.demographics) ids.push('gear', ...(demographicsSettings(options).withFaceres ? ['faceres'] : []));
   if (options.emotion) ids.push(options.emotionModel ?? DEFAULT_EMOTION_MODEL);
   if (options.selector.liveness) ids.push('antispoof', 'liveness');
   ids.push(...(options.embed?.models ?? []));
@@ -61,9 +76,11 @@ export interface ImageAnalysisOptions {
   detection?: Partial<DetectionSettings>;
   /** return the encoded bytes that were decoded (base64 or URL input: the service keeps the photo) */
   keepEncoded?: boolean;
-  /** overrides GEAR's crop side (for evaluation runs) */
-  gearInputSize?: number;
+  /** overrides of the shipped demographics settings (for evaluation runs) */
+  demographicsSettings?: Partial<DemographicsSettings>;
 }
+
+const demographicsSettings = (options: ImageAnalysisOptions): DemographicsSettings => ({ ...DEMOGRAPHICS, ...options.demographicsSettings });
 
 export interface ImageTimings {
   decode: number;
@@ -137,14 +154,13 @@ export async function analyzeBitmap(
   const faces: FaceAnalysis[] = [];
   for (const d of detections) {
     const face = await analyzer.analyze(bitmap, d, {
-      demographics: options.demographics,
+      demographics: options.demographics && demographicsSettings(options),
       emotion: options.emotion,
       emotionModel: options.emotionModel,
       embed: options.embed,
       liveness: options.selector.liveness,
       keepMesh: options.keepMesh,
       minMeshScore: settings.minMeshScore,
-      gearInputSize: options.gearInputSize,
     });
     if (face && face.box.height >= minFace * 0.8) faces.push(face);
   }

@@ -123,7 +123,7 @@ export class LiveSession {
 
   private analysisOptions(embed: boolean, emotion: boolean) {
     return {
-      demographics: false,
+      demographics: false as const,
       emotion,
       emotionModel: this.options.emotionModel,
       liveness: false,

@@ -9,6 +9,8 @@ import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
 import { parseSelector } from '../../src/vision/selector.ts';
 import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tiling.ts';
 import { EngineError } from '../../src/errors.ts';
+import { estimateAge, estimateMale } from '../../src/vision/attributes.ts';
+import { parseVariant } from '../../tools/eval/attributes-variants.ts';
 
 const close = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) < eps;
 
@@ -226,5 +228,28 @@ describe('alignment', () => {
     const t = Float32Array.from([1, 2, 3, 4]); // 2x2, one channel
     expect(Array.from(flipHorizontal(t, 2, 1))).toEqual([2, 1, 4, 3]);
     expect(Array.from(flipHorizontal(flipHorizontal(t, 2, 1), 2, 1))).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('demographics from the attribute models', () => {
+  // GEAR's age bins are [15, 23, 28, 35.5, 45.5, 55.5, 65]
+  const gearAt45 = [0, 0, 0, 0, 1, 0, 0];
+  const faceresAt31 = Array.from({ length: 100 }, (_, i) => (i === 31 ? 1 : 0));
+
+  it('age is GEAR alone when FaceRes did not run, else the mean of both', () => {
+    expect(estimateAge(gearAt45)).toBeCloseTo(45.5);
+    expect(estimateAge(gearAt45, faceresAt31)).toBeCloseTo((45.5 + 31) / 2);
+  });
+
+  it('male probability is GEAR alone when FaceRes did not run, else the mean of both', () => {
+    expect(estimateMale([0.8, 0.2])).toBeCloseTo(0.8);
+    expect(estimateMale([0.8, 0.2], 0.2)).toBeCloseTo(0.5);
+  });
+
+  it('eval:attributes variants name GEAR\'s side and, optionally, FaceRes and its side', () => {
+    expect(parseVariant('198')).toEqual({ gearInputSize: 198, withFaceres: false, faceresInputSize: 224 });
+    expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, withFaceres: true, faceresInputSize: 224 });
+    expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, withFaceres: true, faceresInputSize: 192 });
+    expect(() => parseVariant('faceres')).toThrow(/GEAR crop side/);
   });
 });

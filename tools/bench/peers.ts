@@ -9,12 +9,16 @@
 //   --single-repeats N (3)  the single face goes N times into each pass
 //   --cold-runs N (2)       cold starts per library and first photo (median)
 //   --threads N (2)         WASM threads for every library
+//   --engine lib|src (lib)  this engine from the npm package's build (npm run build:lib runs first:
+//                           one ESM file + its worker, as apps load it) or its source modules
+//                           one by one through vite's dev server
 //   --tfjs-native-threads   let tfjs-backend-wasm keep its own cap of hardwareConcurrency / 2 threads
 //                           (1 on 2 cores) instead of making it run --threads
 //   --wait-idle S (0)       before the warm passes and each cold start, wait up to S s for other processes to settle
 //   --only TEXT             only data photos whose path contains TEXT (a quick check; no doc write)
 //   --console (page logs)  --json FILE (raw results)  --no-write (stdout only)
 //   --from FILE (no measuring: render what a --json run saved)
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -23,7 +27,7 @@ import type { Page } from 'playwright-core';
 import { projectRoot, withBrowserSession, withTimeout, type BrowserSession } from '../harness/browser-session.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import { SINGLE_FACE } from './detect-photos.ts';
-import type { PeerRuntime } from './pages/peer-adapter.ts';
+import type { EngineBuild, PeerRuntime } from './pages/peer-adapter.ts';
 import type { PeerCold } from './pages/peer-frame.ts';
 import type { Call, SetupResult } from './pages/peers.ts';
 import {
@@ -78,7 +82,7 @@ interface Measured {
   machine: string;
   chromiumVersion: string;
   versions: Record<string, string>;
-  options: { passes: number; warmup: number; singleRepeats: number; coldRuns: number; threads: number; tfjsNativeThreads?: boolean; only?: string };
+  options: { passes: number; warmup: number; singleRepeats: number; coldRuns: number; threads: number; tfjsNativeThreads?: boolean; engineBuild?: EngineBuild; only?: string };
   images: BenchImage[];
   largePhoto: string;
   setup: SetupResult;
@@ -90,6 +94,12 @@ interface Measured {
   othersCold: number | undefined;
   /** wall-clock seconds of the whole measurement */
   durationS: number;
+}
+
+/** The npm package's build, fresh from the current source (what `npm pack` would ship). */
+function buildEngineLib(): void {
+  console.log('building the engine package (npm run build:lib)');
+  execFileSync('npm', ['run', 'build:lib', '--silent'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function packageVersion(name: string): string {
@@ -159,7 +169,7 @@ async function measure(values: Options): Promise<Measured> {
     await waitForIdle(values.waitIdle);
     const before = cpuSnapshot();
     console.log(`starting the three libraries and loading ${ids.length} photos`);
-    const setup = await session.call<SetupResult>('setup', { ids, threads: values.threads, tfjsNativeThreads: values.tfjsNativeThreads });
+    const setup = await session.call<SetupResult>('setup', { ids, threads: values.threads, tfjsNativeThreads: values.tfjsNativeThreads, engineBuild: values.engineBuild });
     for (const peer of PEERS) {
       if (!setup.frames[peer].crossOriginIsolated) throw new Error(`${peer}'s frame is not cross-origin isolated: no WASM threads`);
     }
@@ -195,7 +205,14 @@ async function measure(values: Options): Promise<Measured> {
       for (const [f, { first, photo }] of firsts.entries()) {
         for (const peer of peerOrder(r + f)) {
           const snapshot = cpuSnapshot();
-          const query = new URLSearchParams({ peer, threads: String(values.threads), mode: 'cold', photo, ...(values.tfjsNativeThreads ? { tfjs: 'native' } : {}) });
+          const query = new URLSearchParams({
+            peer,
+            threads: String(values.threads),
+            mode: 'cold',
+            photo,
+            engine: values.engineBuild,
+            ...(values.tfjsNativeThreads ? { tfjs: 'native' } : {}),
+          });
           await waitForIdle(values.waitIdle);
           const { result, responses } = await coldStart(session, `${FRAME}?${query}`);
           const others = othersShare(snapshot, cpuSnapshot());
@@ -219,6 +236,7 @@ async function measure(values: Options): Promise<Measured> {
         coldRuns: values.coldRuns,
         threads: values.threads,
         tfjsNativeThreads: values.tfjsNativeThreads,
+        engineBuild: values.engineBuild,
         ...(values.only ? { only: values.only } : {}),
       },
       images,
@@ -304,7 +322,11 @@ function renderDoc(m: Measured): string {
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${m.setup.hardwareConcurrency}); other processes used ${pct(m.othersWarm)} of the CPU during the warm passes ` +
       `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times, and not evenly: work split across 2 threads suffers most when the second core is busy; the three alternate call by call, so all see the same load)`,
-    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost (unbundled: the engine's modules and its worker are fetched one by one, larger than in a build; human and face-api are their published single-file ESM bundles). ` +
+    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost; ` +
+      (m.options.engineBuild === 'lib'
+        ? "the engine is the npm package's build (`npm run build:lib`: dist/lib/index.js and its worker file, ORT's files and the models, served as static files), as an app loads it; "
+        : "the engine's source modules and its worker are fetched one by one (unbundled, larger than in a build); ") +
+      'human and face-api are their published single-file ESM bundles. ' +
       'Each library runs in its own same-origin, cross-origin-isolated iframe: human and face-api each bundle tfjs, which keeps one engine per JS realm.',
     `- human ${v['@vladmandic/human']}: ${rt.human.backend}${rt.human.simd ? ' SIMD' : ''}, ${rt.human.threads} threads (${tfjsThreads}; wasm files of @tensorflow/tfjs-backend-wasm ${v['@tensorflow/tfjs-backend-wasm']} from node_modules); ` +
       'models from its own models folder: face detector (blazeface, maxDetected 100), mesh, iris, description (faceres), emotion, antispoof, liveness; body, hand, object, gesture off; ' +
@@ -443,6 +465,7 @@ interface Options {
   coldRuns: number;
   threads: number;
   tfjsNativeThreads: boolean;
+  engineBuild: EngineBuild;
   waitIdle: number;
   only?: string;
   console: boolean;
@@ -459,6 +482,7 @@ async function main(): Promise<void> {
       'cold-runs': { type: 'string', default: '2' },
       threads: { type: 'string', default: '2' },
       'tfjs-native-threads': { type: 'boolean', default: false },
+      engine: { type: 'string', default: 'lib' },
       'wait-idle': { type: 'string', default: '0' },
       only: { type: 'string' },
       console: { type: 'boolean', default: false },
@@ -474,6 +498,7 @@ async function main(): Promise<void> {
     coldRuns: Number(values['cold-runs']),
     threads: Number(values.threads),
     tfjsNativeThreads: values['tfjs-native-threads'],
+    engineBuild: values.engine as EngineBuild,
     waitIdle: Number(values['wait-idle']),
     only: values.only,
     progressFile: values.json,
@@ -482,6 +507,8 @@ async function main(): Promise<void> {
   for (const [name, value, min] of [['passes', options.passes, 1], ['warmup', options.warmup, 0], ['single-repeats', options.singleRepeats, 1], ['cold-runs', options.coldRuns, 0], ['threads', options.threads, 1], ['wait-idle', options.waitIdle, 0]] as const) {
     if (!(Number.isInteger(value) && value >= min)) throw new Error(`--${name} must be an integer ≥ ${min}`);
   }
+  if (!['lib', 'src'].includes(options.engineBuild)) throw new Error('--engine must be lib or src');
+  if (!values.from && options.engineBuild === 'lib') buildEngineLib();
   const measured: Measured = values.from ? (JSON.parse(readFileSync(values.from, 'utf8')) as Measured) : await measure(options);
   if (values.json) writeFileSync(values.json, JSON.stringify(measured, null, 1));
   for (const [what, share] of [['warm passes', measured.othersWarm], ['cold starts', measured.othersCold]] as const) {

@@ -105,7 +105,7 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'faceres',
     ...human('faceres'),
-    source: { kind: 'tfjs-graph', modelJson: 'models/faceres.json' },
+    source: { kind: 'tfjs-graph', modelJson: 'models/faceres.json', anySize: 224 },
     description: 'Human\'s FaceRes: 1024-d face descriptor, age and gender from a 224x224 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop resized to 224x224' },
     outputs: {

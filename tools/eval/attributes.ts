@@ -1,13 +1,16 @@
-// `npm run eval:attributes`: how much /detect's age, gender and ethnicity move when GEAR (the
-// costliest per-face model) runs on a smaller crop. The dev data has no age or ethnicity labels,
-// so each candidate crop size is compared with the nominal 198 px on the same faces (agreement);
-// gender is also scored against the identities whose gender is public knowledge.
-//   --sizes 198,160,128 (the first is the reference)  --no-write (stdout only)
+// `npm run eval:attributes`: how much /detect's age, gender and ethnicity move when the
+// demographics run cheaper: GEAR (the costliest per-face model) on a smaller crop, or without
+// FaceRes (whose age and gender are otherwise averaged with GEAR's). The dev data has no age or
+// ethnicity labels, so each variant is compared with the first one on the same faces
+// (agreement); gender is also scored against the identities whose gender is public knowledge.
+//   --variants 198+faceres,198,160 (GEAR crop side, "+faceres" to also run FaceRes; the first is
+//   the reference)  --no-write (stdout only)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
 import { writeBetweenMarkers } from '../bench/report.ts';
 import { absolutePath, loadEvalSets, type ManifestFile } from './dataset.ts';
+import { parseVariant } from './attributes-variants.ts';
 import type { EvalFace, EvalResult } from './pages/eval.ts';
 
 const DOC = resolve(projectRoot, 'docs/accuracy.md');
@@ -35,8 +38,8 @@ const KNOWN_MALE: Record<string, boolean> = {
 type Demo = NonNullable<EvalFace['demographics']>;
 const topRace = (d: Demo) => Object.entries(d.race).sort((a, b) => b[1] - a[1])[0]![0];
 
-export interface SizeScore {
-  size: number;
+export interface VariantScore {
+  variant: string;
   faces: number;
   raceAgree: number;
   genderAgree: number;
@@ -45,8 +48,8 @@ export interface SizeScore {
   genderLabelled: number;
 }
 
-/** Scores one size's faces against the reference size's faces (same files, same order: pure). */
-export function scoreSize(size: number, reference: (Demo | undefined)[], candidate: (Demo | undefined)[], male: (boolean | undefined)[]): SizeScore {
+/** Scores one variant's faces against the reference variant's faces (same files, same order: pure). */
+export function scoreVariant(variant: string, reference: (Demo | undefined)[], candidate: (Demo | undefined)[], male: (boolean | undefined)[]): VariantScore {
   let faces = 0;
   let raceAgree = 0;
   let genderAgree = 0;
@@ -66,39 +69,44 @@ export function scoreSize(size: number, reference: (Demo | undefined)[], candida
       if (c.male > 0.5 === male[i]) genderCorrect++;
     }
   }
-  return { size, faces, raceAgree, genderAgree, meanAgeDiff: faces ? ageDiff / faces : NaN, genderCorrect, genderLabelled };
+  return { variant, faces, raceAgree, genderAgree, meanAgeDiff: faces ? ageDiff / faces : NaN, genderCorrect, genderLabelled };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '198,160,128' }, 'no-write': { type: 'boolean', default: false } } });
-  const sizes = values.sizes.split(',').map(Number);
+  const { values } = parseArgs({ options: { variants: { type: 'string', default: '198+faceres,198,160' }, 'no-write': { type: 'boolean', default: false } } });
+  const variants = values.variants.split(',').map((v) => v.trim());
   const files: ManifestFile[] = loadEvalSets().faces;
-  const bySize = new Map<number, (Demo | undefined)[]>();
+  const byVariant = new Map<string, (Demo | undefined)[]>();
   await withBrowserSession({ callTimeoutMs: 600_000 }, async (session) => {
     await session.open('/tools/eval/pages/eval.html');
-    for (const size of sizes) {
+    for (const variant of variants) {
+      const settings = parseVariant(variant);
       const out: (Demo | undefined)[] = [];
       for (const file of files) {
-        const r = await session.call<EvalResult>('analyzeFile', absolutePath(file), { demographics: { gearInputSize: size } });
+        const r = await session.call<EvalResult>('analyzeFile', absolutePath(file), { demographics: settings });
         // the largest face is the identity's (faces/ holds one person per image)
         out.push(r.ok ? r.image.faces[0]?.demographics : undefined);
       }
-      bySize.set(size, out);
-      console.log(`gear ${size}: ${out.filter(Boolean).length} faces`);
+      byVariant.set(variant, out);
+      console.log(`${variant}: ${out.filter(Boolean).length} faces`);
     }
   });
   const male = files.map((f) => KNOWN_MALE[f.identity ?? '']);
-  const reference = bySize.get(sizes[0]!)!;
-  const scores = sizes.map((s) => scoreSize(s, reference, bySize.get(s)!, male));
+  const reference = byVariant.get(variants[0]!)!;
+  const scores = variants.map((v) => scoreVariant(v, reference, byVariant.get(v)!, male));
+  const describe = (v: string) => {
+    const s = parseVariant(v);
+    return `GEAR ${s.gearInputSize} px${s.withFaceres ? ` + FaceRes ${s.faceresInputSize} px` : ' alone'}`;
+  };
   const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(0)}%)`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run eval:attributes\` (tools/eval/attributes.ts); regenerate rather than edit.`,
     '',
-    `The ${files.length} images of ../shared/data/faces through /detect's demographics (GEAR + FaceRes), GEAR's crop at each size; agreement is with the ${sizes[0]} px crop on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities whose gender is public.`,
+    `The ${files.length} images of ../shared/data/faces through /detect's demographics, each variant of the models; agreement is with ${describe(variants[0]!)} on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities whose gender is public.`,
     '',
-    '| GEAR crop | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) |',
+    '| demographics | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) |',
     '|--:|--:|--:|--:|--:|--:|',
-    ...scores.map((s) => `| ${s.size} | ${s.faces} | ${pct(s.raceAgree, s.faces)} | ${pct(s.genderAgree, s.faces)} | ${s.meanAgeDiff.toFixed(1)} | ${pct(s.genderCorrect, s.genderLabelled)} |`),
+    ...scores.map((s) => `| ${describe(s.variant)} | ${s.faces} | ${pct(s.raceAgree, s.faces)} | ${pct(s.genderAgree, s.faces)} | ${s.meanAgeDiff.toFixed(1)} | ${pct(s.genderCorrect, s.genderLabelled)} |`),
   ];
   const table = lines.join('\n');
   console.log(table);

@@ -32,7 +32,13 @@ export interface PeerOptions {
   threads: number;
   /** leave tfjs-backend-wasm at its own cap of hardwareConcurrency / 2 threads (see letTfjsUseThreads) */
   tfjsNativeThreads: boolean;
+  /** this engine as apps get it (the npm package's build in dist/lib) or its source modules through vite's dev server */
+  engineBuild: EngineBuild;
 }
+
+export type EngineBuild = 'lib' | 'src';
+/** where the package build (npm run build:lib) is served from: the project root, by vite's dev server */
+export const ENGINE_LIB_ENTRY = '/dist/lib/index.js';
 
 /** Each peer module exports this. */
 export type StartPeer = (options: PeerOptions) => Promise<PeerAdapter>;

@@ -1,10 +1,14 @@
 // This engine's full /detect with selector LIVENESS through the public API (createEngine),
-// on ORT-web's wasm backend (see peer-adapter.ts).
-import { createEngine } from '../../../src/engine/engine.ts';
+// on ORT-web's wasm backend (see peer-adapter.ts); by default from the npm package's build, one
+// ESM file and its worker, as an app loads it (the source modules one by one with engineBuild 'src').
+import type { createEngine as CreateEngine } from '../../../src/engine/engine.ts';
 import { ERRORS } from '../../../src/errors.ts';
-import type { StartPeer } from './peer-adapter.ts';
+import { ENGINE_LIB_ENTRY, type StartPeer } from './peer-adapter.ts';
 
-export const start: StartPeer = async ({ threads }) => {
+export const start: StartPeer = async ({ threads, engineBuild }) => {
+  const { createEngine } = (
+    engineBuild === 'lib' ? await import(/* @vite-ignore */ ENGINE_LIB_ENTRY) : await import('../../../src/engine/engine.ts')
+  ) as { createEngine: typeof CreateEngine };
   const engine = await createEngine({ backend: 'wasm', numThreads: threads });
   return {
     peer: 'engine',

@@ -1,12 +1,12 @@
 // One library of the side-by-side bench in its own page (see peer-adapter.ts for why).
-//   ?peer=human|faceapi|engine&threads=N[&tfjs=native]   (tfjs=native: see PeerOptions)
+//   ?peer=human|faceapi|engine&threads=N[&tfjs=native][&engine=lib|src]   (see PeerOptions)
 //   (no mode)               embedded in peers.html: exposes window.__peer to the parent frame
 //   &mode=cold&photo=ID     a cold start: the library starts as this module runs and, in
 //                           parallel, the photo is made; Node collects the first result with
 //                           the harness call coldStart()
 import { PEERS, type Peer } from '../peers-data.ts';
 import { expose } from '../../harness/page.ts';
-import type { PeerAdapter, PeerRuntime, StartPeer } from './peer-adapter.ts';
+import type { PeerAdapter, PeerOptions, PeerRuntime, StartPeer } from './peer-adapter.ts';
 import { benchPhoto } from './peer-photos.ts';
 
 /** when this module started running: the page's scripts have been fetched and evaluated */
@@ -21,7 +21,11 @@ const LOADERS: Record<Peer, () => Promise<{ start: StartPeer }>> = {
 const params = new URLSearchParams(location.search);
 const peer = params.get('peer') as Peer;
 if (!PEERS.includes(peer)) throw new Error(`?peer= must be one of ${PEERS.join(', ')}`);
-const options = { threads: Number(params.get('threads') ?? '2'), tfjsNativeThreads: params.get('tfjs') === 'native' };
+const options: PeerOptions = {
+  threads: Number(params.get('threads') ?? '2'),
+  tfjsNativeThreads: params.get('tfjs') === 'native',
+  engineBuild: params.get('engine') === 'src' ? 'src' : 'lib',
+};
 
 let readyAt = Number.NaN;
 const starting: Promise<PeerAdapter> = LOADERS[peer]()

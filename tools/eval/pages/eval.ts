@@ -3,7 +3,7 @@
 // so 100+ calls stay cheap to pass back to Node).
 import { startVisionWorker } from '../../../src/engine/vision-client.ts';
 import { resolveRuntimeEnv } from '../../../src/env.ts';
-import { DEFAULT_EMOTION_MODEL, type EmotionModelId } from '../../../src/worker/face-analyzer.ts';
+import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmotionModelId } from '../../../src/worker/face-analyzer.ts';
 import { DETECTION, type DetectionSettings } from '../../../src/worker/image-analysis.ts';
 import type { BackendInfo } from '../../../src/worker/ort-backend.ts';
 import { expose } from '../../harness/page.ts';
@@ -16,8 +16,8 @@ export interface EvalOptions {
   emotionModel?: EmotionModelId;
   /** overrides of the shipped detection settings */
   detection?: Partial<DetectionSettings>;
-  /** run the demographics models, GEAR on a crop of this side (default: the shipped one) */
-  demographics?: { gearInputSize?: number };
+  /** run the demographics models, with these overrides of the shipped settings */
+  demographics?: Partial<DemographicsSettings>;
 }
 
 export interface EvalFace {
@@ -37,8 +37,9 @@ export interface EvalImage {
   height: number;
   /** largest first, as analyze() returns them */
   faces: EvalFace[];
-  /** analyze()'s own timings.total and timings.detect, ms */
+  /** analyze()'s own timings.total, .decode and .detect, ms */
   totalMs: number;
+  decodeMs: number;
   detectMs: number;
   /** detector views searched */
   views: number;
@@ -65,7 +66,7 @@ async function analyzeFile(absPath: string, options: EvalOptions = {}): Promise<
     minHeadScale: 0.015,
     selector: { roll: false, full: false, liveness: false },
     demographics: options.demographics !== undefined,
-    gearInputSize: options.demographics?.gearInputSize,
+    demographicsSettings: options.demographics,
     detection: options.detection,
     emotion: options.emotionModel !== undefined,
     emotionModel: options.emotionModel,
@@ -90,6 +91,7 @@ async function analyzeFile(absPath: string, options: EvalOptions = {}): Promise<
         demographics: f.demographics && { age: f.demographics.age, male: f.demographics.male, race: { ...f.demographics.race } },
       })),
       totalMs: timings.total,
+      decodeMs: timings.decode,
       detectMs: timings.detect,
       views: detector.views,
     },
