@@ -106,7 +106,7 @@ export const CATALOG: CatalogEntry[] = [
     id: 'faceres',
     ...human('faceres'),
     source: { kind: 'tfjs-graph', modelJson: 'models/faceres.json', anySize: 224 },
-    description: 'Human\'s FaceRes: 1024-d face descriptor, age and gender from a 224x224 crop.',
+    description: 'Human\'s FaceRes: 1024-d face descriptor, age and gender from a 224x224 crop (exported any-size: smaller crops cost less, see docs/accuracy.md).',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop resized to 224x224' },
     outputs: {
       'gender_pred/Sigmoid:0': 'probability in 0..1; <= 0.5 female, > 0.5 male',
