@@ -256,13 +256,16 @@ export class LiveSession {
       detectMs = performance.now() - t;
       detectorRan = true;
       found.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
+      let reseeded = false;
       for (const d of found) {
         // already followed (the mesh box is larger than the detector's, so the detector box lies
         // mostly inside it): re-seeded from the detection when it has drifted (a fast-moving
         // face's follower can slide off it, e.g. onto the chin)
         const known = next.find((n) => overlapOfSmaller(n.analysis.box, d.box) > 0.5);
         if (known) {
-          if (!drifted(known.analysis, d)) continue;
+          // one re-seed per frame (each is a mesh run): another drifted face waits for the next sweep
+          if (reseeded || !drifted(known.analysis, d)) continue;
+          reseeded = true;
           const a = await this.analyzer.analyze(image, d, this.analysisOptions(false, false));
           if (a && !next.some((n) => n !== known && iou(n.analysis.box, a.box) > SAME_FACE_IOU)) {
             known.analysis = a;
