@@ -54,8 +54,9 @@ const SAME_FACE_IOU = 0.5;
 /** during a face's first second its embedding is refreshed this often (named quickly even if the first look was poor), ms */
 const EARLY_REEMBED_MS = 300;
 const EARLY_MS = 1000;
-/** a face found by the detector is analysed within this long, or dropped (it has moved on), ms */
+/** a face found by the detector is analysed within this long, or dropped (it has moved on) and searched for again, ms */
 const PENDING_MS = 250;
+const PENDING_FRAMES = 4;
 /** a detection the mesh did not take is not analysed again for this long, ms (a profile face would cost a mesh run per detector run) */
 const REJECTED_MS = 1000;
 
@@ -107,7 +108,7 @@ export class LiveSession {
   private sweep: DetectorStep[] = [];
   private plan: { key: string; steps: DetectorStep[] } | undefined;
   /** faces the detector found, to be analysed on the next frames (one per frame) */
-  private pending: { candidate: Candidate; atMs: number }[] = [];
+  private pending: { candidate: Candidate; atMs: number; waited: number }[] = [];
   /** detections the mesh did not take, skipped until untilMs */
   private rejected: { box: Box; untilMs: number }[] = [];
   private readonly analyzer: FaceAnalyzer;
@@ -163,7 +164,13 @@ export class LiveSession {
       this.tracker.cut();
       this.lostSinceDetect = true;
     }
-    this.pending = this.pending.filter((p) => timeMs - p.atMs <= PENDING_MS);
+    // a face found waits at most PENDING_MS, or PENDING_FRAMES frames at a low frame rate (at
+    // 10 fps, a detector run that found 4 faces needs 4 frames to analyse them)
+    for (const p of this.pending) p.waited++;
+    const fresh = this.pending.filter((p) => timeMs - p.atMs <= PENDING_MS || p.waited <= PENDING_FRAMES);
+    // faces found but never analysed: search again soon
+    if (fresh.length < this.pending.length) this.lostSinceDetect = true;
+    this.pending = fresh;
     this.rejected = this.rejected.filter((r) => timeMs < r.untilMs);
     const recognition = this.options.analyses === 'recognition';
     const emotions = this.options.analyses !== 'boxes';
@@ -224,15 +231,18 @@ export class LiveSession {
     }
 
     // 2. a face found by the detector on an earlier frame
-    const addFace = async (candidate: Candidate) => {
+    const addFace = async ({ candidate, atMs }: { candidate: Candidate; atMs: number }) => {
       const a = await this.analyzer.analyze(image, candidate, { ...this.analysisOptions(recognition, emotions), minMeshScore: NEW_FACE_MIN_MESH_SCORE });
-      // not a face the mesh takes: not looked at again for a while
-      if (!a) this.rejected.push({ box: candidate.box, untilMs: timeMs + REJECTED_MS });
+      // not a face the mesh takes: not looked at again for a while (unless the detection was old:
+      // the face may have moved out of its box meanwhile)
+      if (!a) {
+        if (timeMs - atMs <= PENDING_MS) this.rejected.push({ box: candidate.box, untilMs: timeMs + REJECTED_MS });
+      }
       else if (a.box.height >= this.minFace(image) * 0.8 && !next.some((n) => iou(n.analysis.box, a.box) > SAME_FACE_IOU)) {
         next.push({ analysis: a, timeMs, firstMs: timeMs, vx: 0, vy: 0, embeddedAtMs: recognition ? timeMs : undefined, embeddedYaw: recognition ? a.geometry.yaw : undefined, detected: true, emotion: a.emotion ? { values: a.emotion, atMs: timeMs } : undefined });
       }
     };
-    if (newFace) await addFace(newFace.candidate);
+    if (newFace) await addFace(newFace);
 
     // 3. one detector run: a sweep (whole frame, then finer passes, one per frame) starts on its
     // schedule, after a loss, or while nothing is followed
@@ -276,10 +286,10 @@ export class LiveSession {
         if (this.rejected.some((r) => overlapOfSmaller(r.box, d.box) > 0.5)) continue;
         if (this.pending.some((p) => overlapOfSmaller(p.candidate.box, d.box) > 0.5)) continue;
         // its mesh and the rest on the next frames, one new face per frame
-        this.pending.push({ candidate: d, atMs: timeMs });
+        this.pending.push({ candidate: d, atMs: timeMs, waited: 0 });
       }
       // a frame that followed no face has time for the first new one at once
-      if (next.length === 0 && this.pending.length > 0) await addFace(this.pending.shift()!.candidate);
+      if (next.length === 0 && this.pending.length > 0) await addFace(this.pending.shift()!);
     }
     next.sort((a, b) => b.analysis.box.width * b.analysis.box.height - a.analysis.box.width * a.analysis.box.height);
     this.followed = next.slice(0, this.options.maxFaces);

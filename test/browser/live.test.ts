@@ -94,6 +94,29 @@ describe('engine.watch', () => {
     expect(idsOf.has('barack')).toBe(true);
   });
 
+  it('at 640×480 (the audience shot letterboxed, as from a webcam) follows the small frontal faces too', async () => {
+    // the faces are ~55 px: searched down to 7% of the frame's height (the default) they are found,
+    // at 10% (the earlier default) the woman at the left edge was never followed
+    async function* letterboxed(): AsyncGenerator<VideoFrame> {
+      const canvas = new OffscreenCanvas(640, 480);
+      const g = canvas.getContext('2d')!;
+      for await (const f of videoFrames(hamiltonUrl, 10, 7.9, 9.0)) {
+        g.fillStyle = '#000';
+        g.fillRect(0, 0, 640, 480);
+        g.drawImage(f, 0, 60, 640, 360);
+        const timestamp = f.timestamp;
+        f.close();
+        yield new VideoFrame(canvas, { timestamp });
+      }
+    }
+    const frames = await collect(letterboxed(), { analyses: 'boxes' });
+    // whoIs() looks at x only: the letterbox moved the faces down, not sideways
+    const seen = (who: string) => frames.filter((f) => f.faces.some((x) => whoIs(f, x) === who)).length;
+    expect(frames[0]!.width).toBe(640);
+    expect(seen('woman-left'), 'the woman at the left edge').toBeGreaterThanOrEqual(frames.length / 2);
+    expect(seen('barack'), 'Barack Obama').toBeGreaterThanOrEqual(frames.length / 2);
+  });
+
   it('names an enrolled person within their first second and never names someone not enrolled', async () => {
     // Biden enrolled: named within 1 s of his first frame, and only ever as Biden
     const named = await collect(videoFrames(synthUrl, 12.5, 0, 3), { galleryName: 'with-biden' });
