@@ -283,6 +283,8 @@ export class LiveSession {
           }
           continue;
         }
+        // as many faces as asked for are followed or waiting: no more (nor a search for them)
+        if (next.length + this.pending.length >= this.options.maxFaces) continue;
         if (this.rejected.some((r) => overlapOfSmaller(r.box, d.box) > 0.5)) continue;
         if (this.pending.some((p) => overlapOfSmaller(p.candidate.box, d.box) > 0.5)) continue;
         // its mesh and the rest on the next frames, one new face per frame
