@@ -9,12 +9,12 @@ export interface CalibrationAnchor {
   confidence: number;
 }
 
-/** Fitted for faceapi-recognition with flip TTA (see docs/accuracy.md). */
+/** Fitted for faceapi-recognition (int8 convolutions) with flip TTA (see docs/accuracy.md). */
 export const CALIBRATION: readonly CalibrationAnchor[] = [
   { similarity: -1, confidence: 0 },
-  { similarity: 0.839, confidence: 0.1 }, // median of different-person pairs
+  { similarity: 0.84, confidence: 0.1 }, // median of different-person pairs
   { similarity: 0.914, confidence: 0.3 }, // their 99th percentile
-  { similarity: 0.926, confidence: 0.6 }, // false accept rate 0.1%
+  { similarity: 0.928, confidence: 0.6 }, // false accept rate 0.1%
   { similarity: 0.96, confidence: 0.9 }, // median of same-person pairs
   { similarity: 1, confidence: 1 },
 ];

@@ -31,7 +31,8 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
       return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs, float16Weights: true, anySize: src.anySize !== undefined });
     case 'faceapi-recognition': {
       const { buildFaceRecognitionGraph } = await import('./faceapi/recognition.ts');
-      return buildFaceRecognitionGraph(join(dir, 'model'));
+      // int8 convolutions get their own grid from float filters; otherwise face-api's 8-bit one is kept
+      return buildFaceRecognitionGraph(join(dir, 'model'), { sourceGrid: entry.quantize === undefined });
     }
     case 'faceapi-expression': {
       const { buildFaceExpressionGraph } = await import('./faceapi/expression.ts');

@@ -182,8 +182,12 @@ export const CATALOG: CatalogEntry[] = [
     description: 'face-api.js ResNet-34-like 128-d face recogniser (dlib architecture), 150x150 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'aligned face crop padded to a centred square, 150x150; mean subtraction happens inside the graph' },
     outputs: { descriptor: '128-d descriptor (not normalised; same person when Euclidean distance < ~0.6)' },
-    // its 8 float32 filters (conv64) lose verification accuracy at 8 bits; the rest keeps face-api's own 8-bit grid
-    storage: 'float16',
+    storage: 'uint8',
+    // int8 convolutions (1.4× faster); the stem, the first residual block's two convs and the
+    // last conv stay float (8-bit stored). eval:recognition against the earlier build (float
+    // convs on face-api's own 8-bit grid): AUC 0.9995 vs 0.9994, TAR@FAR 1% 0.9847 vs 0.9796,
+    // TAR@FAR 0.1% 0.9388 both; with only the stem float (1.8× faster) TAR@FAR 0.1% fell to 0.9286
+    quantize: { floatFirst: 3, floatLast: 1 },
   },
   {
     id: 'faceapi-expression',

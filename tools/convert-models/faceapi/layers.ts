@@ -19,7 +19,15 @@ export class WeightReader {
   private readonly weights: Map<string, WeightTensor>;
   private readonly used = new Set<string>();
 
-  constructor(modelDir: string, manifestName: string) {
+  /**
+   * `sourceGrid: false` hides face-api's 8-bit storage (uint8() answers undefined), so every
+   * filter comes out float: for a graph that is int8-quantised next, which sets its own grid.
+   */
+  constructor(
+    modelDir: string,
+    manifestName: string,
+    private readonly options: { sourceGrid: boolean } = { sourceGrid: true },
+  ) {
     this.weights = loadWeightsManifestFile(join(modelDir, `${manifestName}-weights_manifest.json`));
   }
 
@@ -36,7 +44,7 @@ export class WeightReader {
 
   /** The stored 8-bit values of a weight face-api ships quantised (`q*scale + min`), if it does. */
   uint8(name: string): { q: Uint8Array; scale: number; min: number } | undefined {
-    return this.weights.get(name)?.uint8;
+    return this.options.sourceGrid ? this.weights.get(name)?.uint8 : undefined;
   }
 
   /** Shape of a stored weight, to size layers from the manifest rather than hard-coding. */

@@ -115,8 +115,9 @@ function residualDown(b: GraphBuilder, w: WeightReader, x: Feature, prefix: stri
   return { name: relu(b, sum, prefix), channels: c2.channels, size: poolSize };
 }
 
-export function buildFaceRecognitionGraph(modelDir: string): GraphDef {
-  const w = new WeightReader(modelDir, 'face_recognition_model');
+/** `sourceGrid: false`: float filters instead of face-api's 8-bit ones (see WeightReader). */
+export function buildFaceRecognitionGraph(modelDir: string, options = { sourceGrid: true }): GraphDef {
+  const w = new WeightReader(modelDir, 'face_recognition_model', options);
   const b = new GraphBuilder('faceapi_face_recognition');
 
   const input = normalizedNchwInput(b, 'input', FACE_RECOGNITION_INPUT_SIZE);
