@@ -81,6 +81,9 @@ const MESH_SIZE = 192;
 const GEAR_NOMINAL_SIZE = 198;
 export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: GEAR_NOMINAL_SIZE, withFaceres: true, faceresInputSize: 224 };
 
+/** The models demographics with these settings run (pure). */
+export const demographicsModels = (settings: DemographicsSettings): string[] => (settings.withFaceres ? ['gear', 'faceres'] : ['gear']);
+
 export type EmotionModelId = 'emotion' | 'faceapi-expression';
 export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'faceapi-expression';
 /** face-api's class order → ours */

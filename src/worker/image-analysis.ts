@@ -9,6 +9,7 @@ import { EMBEDDING } from '../service/recognition-config.ts';
 import {
   DEFAULT_EMOTION_MODEL,
   DEMOGRAPHICS,
+  demographicsModels,
   FaceAnalyzer,
   type DemographicsSettings,
   type EmbeddingModelId,
@@ -33,19 +34,12 @@ export const DETECTION: DetectionSettings = {
  * demographics (/detect), emotions (/v2/media), the embedding (/enroll, /verify, /recognize).
  * Liveness and the FULL/ROLL detectors load when a request first asks for them.
  */
-export const PIPELINE_MODELS: readonly string[] = [
-  DETECTION.detector,
-  'facemesh',
-  'gear',
-  ...(DEMOGRAPHICS.withFaceres ? ['faceres'] : []),
-  DEFAULT_EMOTION_MODEL,
-  EMBEDDING.model,
-];
+export const PIPELINE_MODELS: readonly string[] = [DETECTION.detector, 'facemesh', ...demographicsModels(DEMOGRAPHICS), DEFAULT_EMOTION_MODEL, EMBEDDING.model];
 
 /** The models one request runs (pure): loaded together when it arrives, and only those. */
 export function modelsOfRequest(options: ImageAnalysisOptions, settings: DetectionSettings = DETECTION): string[] {
   const ids = [settings.detector, 'facemesh'];
-  if (options.demographics) ids.push('gear', ...(demographicsSettings(options).withFaceres ? ['faceres'] : []));
+  if (options.demographics) ids.push(...demographicsModels(demographicsSettings(options)));
   if (options.emotion) ids.push(options.emotionModel ?? DEFAULT_EMOTION_MODEL);
   if (options.selector.liveness) ids.push('antispoof', 'liveness');
   ids.push(...(options.embed?.models ?? []));

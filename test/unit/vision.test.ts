@@ -11,6 +11,7 @@ import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tilin
 import { EngineError } from '../../src/errors.ts';
 import { estimateAge, estimateMale } from '../../src/vision/attributes.ts';
 import { parseVariant } from '../../tools/eval/attributes-variants.ts';
+import { modelsOfRequest } from '../../src/worker/image-analysis.ts';
 
 const close = (a: number, b: number, eps = 1e-9) => Math.abs(a - b) < eps;
 
@@ -251,5 +252,16 @@ describe('demographics from the attribute models', () => {
     expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, withFaceres: true, faceresInputSize: 224 });
     expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, withFaceres: true, faceresInputSize: 192 });
     expect(() => parseVariant('faceres')).toThrow(/GEAR crop side/);
+  });
+});
+
+describe('the models a request loads', () => {
+  const base = { minHeadScale: 0.015, selector: parseSelector(undefined), demographics: false, emotion: false, keepMesh: false };
+
+  it('detection and mesh always; demographics add GEAR and, unless turned off, FaceRes; liveness its two models', () => {
+    expect(modelsOfRequest(base)).toEqual(['blazeface-front', 'facemesh']);
+    expect(modelsOfRequest({ ...base, demographics: true })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceres']);
+    expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { withFaceres: false } })).toEqual(['blazeface-front', 'facemesh', 'gear']);
+    expect(modelsOfRequest({ ...base, selector: parseSelector('LIVENESS') })).toEqual(['blazeface-front', 'facemesh', 'antispoof', 'liveness']);
   });
 });
