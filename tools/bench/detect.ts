@@ -16,7 +16,8 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
-import { projectRoot, withBrowserSession, withTimeout, type BrowserSession } from '../harness/browser-session.ts';
+import { projectRoot, withBrowserSession, type BrowserSession } from '../harness/browser-session.ts';
+import { callOnNewPage } from '../harness/page-call.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import { GROUP, SINGLE_FACE } from './detect-photos.ts';
 import type { ColdStages, ColdStart, WarmCase, WarmOptions, WarmResult, WarmStart } from './pages/detect.ts';
@@ -56,22 +57,11 @@ async function inFreshContext<R>(session: BrowserSession, path: string, fn: stri
   try {
     const sizes: Promise<number>[] = [];
     context.on('requestfinished', (request) => sizes.push(request.sizes().then((s) => s.responseBodySize, () => 0)));
-    const page: Page = await context.newPage();
-    watchReloads(page, `${path} (fresh context)`);
-    const failure = new Promise<never>((_, reject) => {
-      page.on('pageerror', (error) => reject(new Error(`uncaught error in ${path}: ${error.message}`)));
-      page.on('crash', () => reject(new Error(`${path} crashed`)));
+    const result = await callOnNewPage<R>(context, session.baseUrl, path, fn, {
+      timeoutMs,
+      requireIsolation: true,
+      onPage: (page) => watchReloads(page, `${path} (fresh context)`),
     });
-    failure.catch(() => {});
-    const run = (async () => {
-      const response = await page.goto(new URL(path, session.baseUrl).href, { waitUntil: 'load' });
-      if (!response?.ok()) throw new Error(`opening ${path}: HTTP ${response?.status() ?? 'no response'}`);
-      await page.waitForFunction(() => globalThis.__harness !== undefined);
-      if (!(await page.evaluate(() => globalThis.crossOriginIsolated))) throw new Error(`${path} is not cross-origin isolated`);
-      // a string expression: tsx's __name helper must not leak into the page
-      return (await page.evaluate(`globalThis.__harness.fns[${JSON.stringify(fn)}]()`)) as R;
-    })();
-    const result = await withTimeout(Promise.race([run, failure]), timeoutMs, `${path} → ${fn}()`);
     const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
     return { result, requests: sizes.length, bytes };
   } finally {

@@ -23,8 +23,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Page } from 'playwright-core';
-import { projectRoot, withBrowserSession, withTimeout, type BrowserSession } from '../harness/browser-session.ts';
+import { projectRoot, withBrowserSession, type BrowserSession } from '../harness/browser-session.ts';
+import { callOnNewPage } from '../harness/page-call.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import { SINGLE_FACE } from './detect-photos.ts';
 import type { EngineBuild, PeerRuntime } from './pages/peer-adapter.ts';
@@ -130,21 +130,9 @@ async function coldStart(session: BrowserSession, path: string): Promise<{ resul
         })(),
       );
     });
-    const page: Page = await context.newPage();
-    const failure = new Promise<never>((_, reject) => {
-      page.on('pageerror', (error) => reject(new Error(`uncaught error in ${path}: ${error.message}`)));
-      page.on('crash', () => reject(new Error(`${path} crashed`)));
-    });
-    failure.catch(() => {});
-    const run = (async () => {
-      const response = await page.goto(new URL(path, session.baseUrl).href, { waitUntil: 'load' });
-      if (!response?.ok()) throw new Error(`opening ${path}: HTTP ${response?.status() ?? 'no response'}`);
-      await page.waitForFunction(() => globalThis.__harness !== undefined);
-      // a string expression: tsx's __name helper must not leak into the page
-      const result = (await page.evaluate('globalThis.__harness.fns.coldStart()')) as PeerCold;
-      return { result, before: finished.length };
-    })();
-    const { result, before } = await withTimeout(Promise.race([run, failure]), COLD_TIMEOUT_MS, `${path} → coldStart()`);
+    const result = await callOnNewPage<PeerCold>(context, session.baseUrl, path, 'coldStart', { timeoutMs: COLD_TIMEOUT_MS });
+    // the responses that finished until the first answer
+    const before = finished.length;
     return { result, responses: await Promise.all(finished.slice(0, before)) };
   } finally {
     await context.close().catch(() => {});
