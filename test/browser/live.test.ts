@@ -27,6 +27,18 @@ beforeAll(async () => {
 });
 afterAll(() => engine?.close());
 
+/** The synthetic clip playing, muted and looping, in a <video> of its own. */
+async function playingSynthVideo(): Promise<HTMLVideoElement> {
+  const video = document.createElement('video');
+  video.muted = true;
+  video.loop = true;
+  video.src = synthUrl;
+  await video.play();
+  return video;
+}
+
+const captureStream = (video: HTMLVideoElement): MediaStream => (video as HTMLVideoElement & { captureStream(): MediaStream }).captureStream();
+
 async function collect(frames: AsyncIterable<VideoFrame>, options: Parameters<Engine['watch']>[1] = {}): Promise<LiveFrame[]> {
   const out: LiveFrame[] = [];
   for await (const f of engine.watch(frames, { dropFrames: false, ...options })) out.push(f);
@@ -151,11 +163,7 @@ describe('engine.watch', () => {
   });
 
   it('takes a <video> element: latest frame wins, dropped frames counted, stop() ends it', async () => {
-    const video = document.createElement('video');
-    video.muted = true;
-    video.loop = true;
-    video.src = synthUrl;
-    await video.play();
+    const video = await playingSynthVideo();
     const seen: LiveFrame[] = [];
     const live = engine.watch(video, { targetFps: 30, onFrame: (f) => seen.push(f) });
     const iterated: LiveFrame[] = [];
@@ -177,12 +185,8 @@ describe('engine.watch', () => {
   });
 
   it('takes a MediaStream (its frames as VideoFrames) and follows the face in it', async () => {
-    const video = document.createElement('video');
-    video.muted = true;
-    video.loop = true;
-    video.src = synthUrl;
-    await video.play();
-    const stream = (video as HTMLVideoElement & { captureStream(): MediaStream }).captureStream();
+    const video = await playingSynthVideo();
+    const stream = captureStream(video);
     const seen: LiveFrame[] = [];
     const live = engine.watch(stream, { onFrame: (f) => seen.push(f) });
     while (seen.filter((f) => f.faces.length === 1).length < 10) await new Promise((r) => setTimeout(r, 100));
@@ -195,12 +199,8 @@ describe('engine.watch', () => {
   });
 
   it('a <video> showing a stream is read from the stream, and the watch ends when the stream stops', async () => {
-    const file = document.createElement('video');
-    file.muted = true;
-    file.loop = true;
-    file.src = synthUrl;
-    await file.play();
-    const stream = (file as HTMLVideoElement & { captureStream(): MediaStream }).captureStream();
+    const file = await playingSynthVideo();
+    const stream = captureStream(file);
     const shown = document.createElement('video');
     shown.muted = true;
     shown.srcObject = stream;
@@ -218,11 +218,7 @@ describe('engine.watch', () => {
   it('engine.close() during a running watch ends it: done resolves and the iterator ends', async () => {
     // its own engine: closing the shared one would end the other tests
     const other = await createEngine({ backend: 'wasm', storageName: `live-close-${Date.now()}` });
-    const video = document.createElement('video');
-    video.muted = true;
-    video.loop = true;
-    video.src = synthUrl;
-    await video.play();
+    const video = await playingSynthVideo();
     const live = other.watch(video);
     const iterated: LiveFrame[] = [];
     const timeout = (what: string) => new Promise<string>((r) => setTimeout(() => r(`${what} still pending 5 s after close()`), 5000));
