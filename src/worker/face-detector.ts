@@ -143,6 +143,19 @@ async function detectInView(
   });
 }
 
+/** One planned detector run, square view or whole-frame pass; candidates in image pixels. */
+function detectStep(
+  image: CanvasImageSource,
+  step: DetectorStep,
+  spec: DetectorSpec,
+  minScore: number,
+  models: ModelRegistry,
+  crops: CropRenderer,
+  stats: DetectorStats,
+): Promise<Candidate[]> {
+  return 'view' in step ? detectInView(image, step.view, spec, minScore, models, crops, stats) : detectInFrame(image, step.pass, spec, minScore, models, crops, stats);
+}
+
 export async function detectFaces(
   image: CanvasImageSource & { width: number; height: number },
   options: DetectorOptions,
@@ -153,18 +166,16 @@ export async function detectFaces(
   const minFraction = options.minFaceFraction ?? spec.minFaceFraction;
   const tiling = { minFace: options.minFace, detectorMinFraction: minFraction, overlap: 0.3 };
   // upright search with a fully convolutional detector: the whole frame as one square view for
-  // large faces, then whole-frame passes for smaller ones; rotated search keeps square tiles
+  // large faces, then whole-frame passes for smaller ones (uprightDetectorSteps); rotated search keeps square tiles
   const frameSearch = spec.anySizeStride !== undefined && options.angles.includes(0);
   const tiledAngles = options.angles.filter((a) => !frameSearch || a !== 0);
-  const views = tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }) : [];
-  const passes = frameSearch
-    ? planFramePasses(image.width, image.height, { ...tiling, nominal: spec.anchors.inputSize, stride: spec.anySizeStride! })
-    : [];
-  if (frameSearch) views.unshift(zoomedOutView(image.width, image.height, 1, 0));
+  const steps: DetectorStep[] = [
+    ...(frameSearch ? uprightDetectorSteps(image.width, image.height, options) : []),
+    ...(tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }).map((view) => ({ view })) : []),
+  ];
   const candidates: Candidate[] = [];
-  const stats: DetectorStats = { views: views.length + passes.length, candidates: 0, cropMs: 0, inferMs: 0 };
-  for (const view of views) candidates.push(...(await detectInView(image, view, spec, options.minScore, models, crops, stats)));
-  for (const pass of passes) candidates.push(...(await detectInFrame(image, pass, spec, options.minScore, models, crops, stats)));
+  const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
+  for (const step of steps) candidates.push(...(await detectStep(image, step, spec, options.minScore, models, crops, stats)));
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;
@@ -204,12 +215,8 @@ export async function runDetectorStep(
   models: ModelRegistry,
   crops: CropRenderer,
 ): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
-  const spec: DetectorSpec = DETECTORS[options.detector];
   const stats: DetectorStats = { views: 1, candidates: 0, cropMs: 0, inferMs: 0 };
-  const candidates =
-    'view' in step
-      ? await detectInView(image, step.view, spec, options.minScore, models, crops, stats)
-      : await detectInFrame(image, step.pass, spec, options.minScore, models, crops, stats);
+  const candidates = await detectStep(image, step, DETECTORS[options.detector], options.minScore, models, crops, stats);
   stats.candidates = candidates.length;
   return { faces: weightedNms(candidates).filter((c) => c.box.height >= options.minFace), stats };
 }
