@@ -2,6 +2,7 @@
 import type { InferenceSession } from 'onnxruntime-web';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
 import type { OrtBackend } from './ort-backend.ts';
+import { unpackStoredWeights } from '../models/unpack-weights.ts';
 
 export interface NamedOutput {
   data: Float32Array;
@@ -70,7 +71,9 @@ export class ModelRegistry {
     const started = performance.now();
     const response = await fetch(this.locate(entry.file));
     if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
-    const session = await this.backend.createSession(new Uint8Array(await response.arrayBuffer()));
+    // float32 weights for ORT, unpacked here rather than folded by ORT at its baseline tier
+    const { model } = unpackStoredWeights(new Uint8Array(await response.arrayBuffer()));
+    const session = await this.backend.createSession(model);
     const loadMs = performance.now() - started;
     this.loadLog.push({ id: entry.id, loadMs });
     return { entry, session, loadMs };

@@ -102,6 +102,17 @@ function buildEngineLib(): void {
   execFileSync('npm', ['run', 'build:lib', '--silent'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+/** where the engine's first answer went (its diagnostics), for the cold-start log line */
+function firstAnswerNote(result: PeerCold): string {
+  const first = result.runtime.firstAnswer;
+  if (!first) return '';
+  const stages = Object.entries(first.stages).filter(([k, v]) => k !== 'total' && v >= 1);
+  return (
+    ` (started ${ms(result.ready)}; createEngine ${ms(first.startupMs)} ms; first /detect in the worker ${ms(first.stages.total ?? Number.NaN)} ms: ` +
+    `${stages.map(([k, v]) => `${k} ${ms(v)}`).join(', ')}; model loads ${first.modelLoads.map((l) => `${l.id} ${ms(l.loadMs)}`).join(', ')})`
+  );
+}
+
 function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(resolve(projectRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -205,7 +216,7 @@ async function measure(values: Options): Promise<Measured> {
           const { result, responses } = await coldStart(session, `${FRAME}?${query}`);
           const others = othersShare(snapshot, cpuSnapshot());
           if (others !== undefined) othersCold = Math.max(othersCold ?? 0, others);
-          console.log(`cold start ${r + 1}/${values.coldRuns}, ${first} first photo, ${peer}: ${ms(result.firstResult)} ms`);
+          console.log(`cold start ${r + 1}/${values.coldRuns}, ${first} first photo, ${peer}: ${ms(result.firstResult)} ms${firstAnswerNote(result)}`);
           colds.push({ peer, first, result, responses });
         }
       }

@@ -13,6 +13,8 @@ export interface PeerRuntime {
   simd?: boolean;
   /** the models the library loaded */
   models: string[];
+  /** this engine only: where its first answer's time went (createEngine, model loads, stages) */
+  firstAnswer?: { startupMs: number; modelLoads: { id: string; loadMs: number }[]; stages: Record<string, number> };
 }
 
 export interface PeerAdapter {

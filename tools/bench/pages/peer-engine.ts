@@ -10,6 +10,12 @@ export const start: StartPeer = async ({ threads, engineBuild }) => {
     engineBuild === 'lib' ? await import(/* @vite-ignore */ ENGINE_LIB_ENTRY) : await import('../../../src/engine/engine.ts')
   ) as { createEngine: typeof CreateEngine };
   const engine = await createEngine({ backend: 'wasm', numThreads: threads });
+  // where the first answer's time goes (printed with bench:peers' cold starts)
+  let firstStages: Record<string, number> | undefined;
+  const unsubscribe = engine.diagnostics.onTimings((event) => {
+    firstStages = { ...event.timings };
+    unsubscribe();
+  });
   return {
     peer: 'engine',
     async detect(photo) {
@@ -22,7 +28,13 @@ export const start: StartPeer = async ({ threads, engineBuild }) => {
     },
     async runtime() {
       const b = engine.backend;
-      return { backend: `ORT-web ${b.backend}`, threads: b.threads, models: [] };
+      const modelLoads = await engine.diagnostics.modelLoads();
+      return {
+        backend: `ORT-web ${b.backend}`,
+        threads: b.threads,
+        models: modelLoads.map((l) => l.id),
+        firstAnswer: { startupMs: engine.diagnostics.startupMs, modelLoads, stages: firstStages ?? {} },
+      };
     },
     close: () => engine.close(),
   };
