@@ -165,7 +165,17 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const api = resolveApiOptions(options);
   const vision = startVisionWorker(options.workerUrl);
   const env = resolveRuntimeEnv(options);
-  const backend = await vision.api.init(env);
+  // the gallery database opens while the worker starts ORT (not after it: createEngine waits for both)
+  const galleriesOpening = GalleryStore.open({ name: api.storageName });
+  galleriesOpening.catch(() => {}); // awaited below; a failure surfaces there
+  let backend: BackendInfo;
+  try {
+    backend = await vision.api.init(env);
+  } catch (error) {
+    vision.terminate();
+    void galleriesOpening.then((g) => g.close(), () => {});
+    throw error;
+  }
   // every analysis reports its timings (diagnostics), whichever service asked for it
   const timings = new TimingsFeed();
   // running watches end when the engine closes (their worker calls would never answer)
@@ -183,7 +193,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   );
 
   // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs
-  const galleries = await GalleryStore.open({ name: api.storageName });
+  const galleries = await galleriesOpening;
   // the search index (matrices, reopen) lives in its own worker: the page's thread stays free
   const searchIndex = new RemoteSearchIndex(galleries);
 
