@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fuseClipActivations } from '../onnx/clip-activations.ts';
 import { compressWeights, DEFAULT_COMPRESS, weightStorageOf } from '../onnx/compress-weights.ts';
 import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
 import { quantizeConvs } from '../onnx/quantize-qdq.ts';
@@ -66,7 +67,7 @@ export interface BuiltModel {
  */
 export async function buildModel(entry: CatalogEntry, options: { float?: boolean } = {}): Promise<BuiltModel> {
   const version = packageVersion(entry.package);
-  const source = await buildGraph(entry);
+  const source = fuseClipActivations(await buildGraph(entry));
   const storage = entry.storage ?? 'uint8';
   const quantized = entry.quantize && !options.float ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
   const graph = options.float || storage === 'source' ? source : compressWeights(quantized, { ...DEFAULT_COMPRESS, storage });
