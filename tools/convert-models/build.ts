@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fuseClipActivations } from '../onnx/clip-activations.ts';
 import { compressWeights, DEFAULT_COMPRESS, weightStorageOf } from '../onnx/compress-weights.ts';
+import { foldScaleShiftIntoNextConv } from '../onnx/fold-scale-shift.ts';
 import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
 import { quantizeConvs } from '../onnx/quantize-qdq.ts';
 import type { CatalogEntry } from './catalog.ts';
@@ -67,7 +68,8 @@ export interface BuiltModel {
  */
 export async function buildModel(entry: CatalogEntry, options: { float?: boolean } = {}): Promise<BuiltModel> {
   const version = packageVersion(entry.package);
-  const source = fuseClipActivations(await buildGraph(entry));
+  // graph hygiene ORT's own optimiser cannot do (see each pass's header)
+  const source = foldScaleShiftIntoNextConv(fuseClipActivations(await buildGraph(entry)));
   const storage = entry.storage ?? 'uint8';
   const quantized = entry.quantize && !options.float ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
   const graph = options.float || storage === 'source' ? source : compressWeights(quantized, { ...DEFAULT_COMPRESS, storage });

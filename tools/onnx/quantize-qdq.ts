@@ -83,13 +83,18 @@ export function quantizeConvs(graph: GraphDef, ranges: ReadonlyMap<string, Range
   const renamed = new Map<string, string>(); // activated output → its dequantised copy
   const quantizedInputs = new Map<string, string>();
 
-  const qdq = (tensor: string, hint: string): { nodes: NodeDef[]; out: string } => {
-    const range = ranges.get(tensor);
-    if (!range) throw new Error(`no calibration range for ${tensor}`);
-    const { scale, zeroPoint } = activationParams(range);
-    added.push({ name: `${hint}/scale`, ...f32([], [scale]) }, { name: `${hint}/zero`, dims: [], dataType: DataType.UINT8, raw: new Uint8Array([zeroPoint]) });
-    const q: NodeDef = { opType: 'QuantizeLinear', name: `${hint}/Q`, inputs: [tensor, `${hint}/scale`, `${hint}/zero`], outputs: [`${hint}/q`], attributes: {} };
-    const dq: NodeDef = { opType: 'DequantizeLinear', name: `${hint}/DQ`, inputs: [`${hint}/q`, `${hint}/scale`, `${hint}/zero`], outputs: [`${hint}/dq`], attributes: {} };
+  /** the scale/zero-point names each activated conv output was quantised with */
+  const paramsOf = new Map<string, string>();
+  const qdq = (tensor: string, hint: string, reuse?: string): { nodes: NodeDef[]; out: string } => {
+    const params = reuse ?? hint;
+    if (!reuse) {
+      const range = ranges.get(tensor);
+      if (!range) throw new Error(`no calibration range for ${tensor}`);
+      const { scale, zeroPoint } = activationParams(range);
+      added.push({ name: `${hint}/scale`, ...f32([], [scale]) }, { name: `${hint}/zero`, dims: [], dataType: DataType.UINT8, raw: new Uint8Array([zeroPoint]) });
+    }
+    const q: NodeDef = { opType: 'QuantizeLinear', name: `${hint}/Q`, inputs: [tensor, `${params}/scale`, `${params}/zero`], outputs: [`${hint}/q`], attributes: {} };
+    const dq: NodeDef = { opType: 'DequantizeLinear', name: `${hint}/DQ`, inputs: [`${hint}/q`, `${params}/scale`, `${params}/zero`], outputs: [`${hint}/dq`], attributes: {} };
     return { nodes: [q, dq], out: `${hint}/dq` };
   };
 
@@ -101,7 +106,10 @@ export function quantizeConvs(graph: GraphDef, ranges: ReadonlyMap<string, Range
     let xq = quantizedInputs.get(x) ?? renamed.get(x);
     const pre: NodeDef[] = [];
     if (!xq) {
-      const made = qdq(x, `${hint}/x`);
+      // max pooling of a quantised conv output keeps its grid: the same parameters let ORT pool in uint8
+      const pooled = producers.get(x);
+      const reuse = pooled?.opType === 'MaxPool' ? paramsOf.get(pooled.inputs[0]!) : undefined;
+      const made = qdq(x, `${hint}/x`, reuse);
       pre.push(...made.nodes);
       xq = made.out;
       quantizedInputs.set(x, xq);
@@ -131,6 +139,7 @@ export function quantizeConvs(graph: GraphDef, ranges: ReadonlyMap<string, Range
     node.inputs = [xq, `${hint}/w/dq`, ...node.inputs.slice(2)];
     // activated output: Q/DQ right after it; later readers take the dequantised copy
     const out = qdq(output, `${hint}/y`);
+    paramsOf.set(output, `${hint}/y`);
     const last = producers.get(output)!;
     after.set(last, out.nodes);
     renamed.set(output, out.out);
