@@ -168,8 +168,8 @@ function halfToFloat(h: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
-/** numpy broadcasting of two float32 tensors through `op`, rounding each result to float32 */
-function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: number[], op: (x: number, y: number) => number): { values: Float32Array; dims: number[] } | undefined {
+/** numpy broadcasting of two float32 tensors through Mul or Add, each result rounded to float32 */
+function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: number[], op: 'Mul' | 'Add'): { values: Float32Array; dims: number[] } | undefined {
   const rank = Math.max(aDims.length, bDims.length);
   const pad = (d: number[]) => [...Array<number>(rank - d.length).fill(1), ...d];
   const ad = pad(aDims);
@@ -191,9 +191,11 @@ function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: num
   if (ad.every((x, i) => x === dims[i]) && bd.every((x, i) => (i < bKept ? x === dims[i] : x === 1))) {
     const block = dims.slice(bKept).reduce((x, y) => x * y, 1);
     const values = new Float32Array(count0);
+    // one loop per op: a callback per element is most of the time here
     for (let i = 0, j = 0; i < count0; i += block, j++) {
       const y = b[j]!;
-      for (let k = i; k < i + block; k++) values[k] = op(a[k]!, y);
+      if (op === 'Mul') for (let k = i; k < i + block; k++) values[k] = a[k]! * y;
+      else for (let k = i; k < i + block; k++) values[k] = a[k]! + y;
     }
     return { values, dims };
   }
@@ -205,7 +207,7 @@ function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: num
   let ai = 0;
   let bi = 0;
   for (let i = 0; i < count; i++) {
-    values[i] = op(a[ai]!, b[bi]!);
+    values[i] = op === 'Mul' ? a[ai]! * b[bi]! : a[ai]! + b[bi]!;
     // advance the multi-index, innermost first
     for (let k = rank - 1; k >= 0; k--) {
       index[k]!++;
@@ -229,8 +231,7 @@ function fold(node: NodeInfo, constants: Map<string, Constant>): Constant | unde
     return values && { dims: a!.dims, dataType: FLOAT, raw: new Uint8Array(values.buffer), floats: values };
   }
   if ((node.opType === 'Mul' || node.opType === 'Add') && inputs.length === 2 && a!.dataType === FLOAT && b!.dataType === FLOAT) {
-    const op = node.opType === 'Mul' ? (x: number, y: number) => x * y : (x: number, y: number) => x + y;
-    const result = broadcast(toFloat32(a!)!, a!.dims, toFloat32(b!)!, b!.dims, op);
+    const result = broadcast(toFloat32(a!)!, a!.dims, toFloat32(b!)!, b!.dims, node.opType);
     return result && { dims: result.dims, dataType: FLOAT, raw: new Uint8Array(result.values.buffer), floats: result.values };
   }
   return undefined;
