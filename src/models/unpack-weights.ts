@@ -11,6 +11,8 @@
 // Add whose inputs are all initializers or already folded. Everything else in the file (int8
 // QDQ weights, other nodes, metadata) is copied byte for byte.
 
+import { concatBytes } from '../bytes.ts';
+
 const FLOAT = 1;
 const UINT8 = 2;
 const FLOAT16 = 10;
@@ -262,16 +264,6 @@ function tensorProto(name: string, c: Constant): Uint8Array[] {
   return [Uint8Array.from(head), ...lengthDelimited(8, [nameBytes]), ...lengthDelimited(9, [c.raw])];
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 export interface UnpackStats {
   /** constant nodes folded away */
   folded: number;
@@ -334,6 +326,6 @@ export function unpackStoredWeights(model: Uint8Array): { model: Uint8Array; sta
     if (f === graphField) modelParts.push(...lengthDelimited(7, graphParts));
     else modelParts.push(model.subarray(f.start, f.end));
   }
-  const out = concat(modelParts);
+  const out = concatBytes(modelParts);
   return { model: out, stats: { folded: removedNodes.size, bytes: out.length } };
 }

@@ -1,6 +1,7 @@
 // Test fixtures made in the browser from a real photo, so no binary is committed: BMP and GIF
 // by tiny encoders written here (Chromium's canvas encodes neither), AVIF by Chromium's own AV1
 // encoder (WebCodecs) wrapped in a minimal AVIF (HEIF) container.
+import { concatBytes } from '../../src/bytes.ts';
 
 /** The RGBA pixels of a decoded image, optionally scaled to `width`. */
 export function rgbaOf(bitmap: ImageBitmap, width = bitmap.width): ImageData {
@@ -103,16 +104,6 @@ function lzwLiterals(indices: Uint8Array): Uint8Array {
 
 const u16le = (v: number) => [v & 0xff, v >> 8];
 
-/** Byte parts joined (no spreading of large arrays: that overflows the call stack). */
-function concat(parts: readonly (ArrayLike<number>)[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function gifFrame(indices: Uint8Array, width: number, height: number): Uint8Array {
   const lzw = lzwLiterals(indices);
@@ -122,7 +113,7 @@ function gifFrame(indices: Uint8Array, width: number, height: number): Uint8Arra
     parts.push([block.length], block);
   }
   parts.push([0]);
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /**
@@ -139,7 +130,7 @@ export function encodeGif(img: ImageData, frames = 1): Uint8Array<ArrayBuffer> {
     parts.push(gifFrame(new Uint8Array(indices.length), img.width, img.height));
   }
   parts.push([0x3b]);
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 // ---------------------------------------------------------------- AVIF
@@ -220,5 +211,5 @@ export async function encodeAvif(img: ImageData): Promise<Uint8Array<ArrayBuffer
     );
   const metaLength = meta(0).length;
   const offset = ftyp.length + metaLength + 8;
-  return concat([ftyp, meta(offset), [...u32be(8 + data.length), ...fourcc('mdat')], data]);
+  return concatBytes([ftyp, meta(offset), [...u32be(8 + data.length), ...fourcc('mdat')], data]);
 }
