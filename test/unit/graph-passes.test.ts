@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { buildModel, packageDir } from '../../tools/convert-models/build.ts';
 import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { convertTfjsGraph } from '../../tools/convert-models/tfjs-graph.ts';
-import { serializeModel, type GraphDef } from '../../tools/onnx/onnx-model.ts';
-import { realFaceCrop } from './helpers/parity.ts';
+import { fuseClipActivations } from '../../tools/onnx/clip-activations.ts';
+import { foldScaleShiftIntoNextConv } from '../../tools/onnx/fold-scale-shift.ts';
+import { floatTensor } from '../../tools/onnx/graph-builder.ts';
+import { DataType, serializeModel, type GraphDef, type NodeDef } from '../../tools/onnx/onnx-model.ts';
+import { realFaceCrop, seededRandom } from './helpers/parity.ts';
 
 const count = (g: GraphDef, op: string) => g.nodes.filter((n) => n.opType === op).length;
 
@@ -43,4 +46,77 @@ describe('converter graph passes', () => {
       }
     });
   }
+});
+
+// small graphs where a pass must hold back: the rewrite would change the function
+const node = (opType: string, inputs: string[], output: string, attributes: NodeDef['attributes'] = {}): NodeDef => ({ opType, name: output, inputs, outputs: [output], attributes });
+const random = seededRandom(7);
+const values = (n: number, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * random());
+
+/** x [1,2,6,6] → Mul(scale) → Add(shift) → MaxPool 2×2 → Conv 3×3 (3 out) → y */
+function scaleShiftGraph(scale: number[], pads?: number[]): GraphDef {
+  return {
+    name: 'scale-shift',
+    inputs: [{ name: 'x', dataType: DataType.FLOAT, dims: [1, 2, 6, 6] }],
+    outputs: [{ name: 'y', dataType: DataType.FLOAT }],
+    initializers: [
+      { name: 's', ...floatTensor([2, 1, 1], scale) },
+      { name: 'b', ...floatTensor([2, 1, 1], [0.3, -0.2]) },
+      { name: 'w', ...floatTensor([3, 2, 3, 3], values(54)) },
+      { name: 'wb', ...floatTensor([3], [0.1, 0, -0.1]) },
+    ],
+    nodes: [
+      node('Mul', ['x', 's'], 'm'),
+      node('Add', ['m', 'b'], 'a'),
+      node('MaxPool', ['a'], 'p', { kernel_shape: { kind: 'ints', value: [2, 2] }, strides: { kind: 'ints', value: [2, 2] } }),
+      node('Conv', ['p', 'w', 'wb'], 'y', pads ? { pads: { kind: 'ints', value: pads } } : {}),
+    ],
+  };
+}
+
+/** x [1,2,4,4] → Relu → Min(hi) → Max(lo) → y */
+function clipGraph(hi: number, lo: number): GraphDef {
+  return {
+    name: 'clip',
+    inputs: [{ name: 'x', dataType: DataType.FLOAT, dims: [1, 2, 4, 4] }],
+    outputs: [{ name: 'y', dataType: DataType.FLOAT }],
+    initializers: [
+      { name: 'hi', ...floatTensor([], [hi]) },
+      { name: 'lo', ...floatTensor([], [lo]) },
+    ],
+    nodes: [node('Relu', ['x'], 'r'), node('Min', ['r', 'hi'], 'n'), node('Max', ['n', 'lo'], 'y')],
+  };
+}
+
+async function run(graph: GraphDef, x: Float32Array, dims: number[]): Promise<Float32Array> {
+  const session = await ort.InferenceSession.create(serializeModel({ graph, opset: 17, producerName: 'test', producerVersion: '1' }));
+  const out = await session.run({ x: new ort.Tensor('float32', x, dims) });
+  return out.y!.data as Float32Array;
+}
+
+describe('converter graph passes hold back where the rewrite would not be exact', () => {
+  it('folds a positive scale+shift through MaxPool into an unpadded conv, with the same outputs', async () => {
+    const graph = scaleShiftGraph([0.5, 2]);
+    const folded = foldScaleShiftIntoNextConv(graph);
+    expect(folded.nodes.map((n) => n.opType)).toEqual(['MaxPool', 'Conv']);
+    const x = values(72, -3, 3);
+    const [a, b] = [await run(graph, x, [1, 2, 6, 6]), await run(folded, x, [1, 2, 6, 6])];
+    for (let i = 0; i < a.length; i++) expect(b[i]).toBeCloseTo(a[i]!, 5);
+  });
+
+  it('leaves a negative scale (max pooling would pick the other value) and a padded conv alone', () => {
+    for (const graph of [scaleShiftGraph([0.5, -2]), scaleShiftGraph([0.5, 2], [1, 1, 1, 1])]) {
+      expect(foldScaleShiftIntoNextConv(graph)).toBe(graph);
+    }
+  });
+
+  it('turns Relu → Min → Max into one Clip with the same outputs, and leaves an empty range alone', async () => {
+    const graph = clipGraph(6, 0);
+    const clipped = fuseClipActivations(graph);
+    expect(clipped.nodes.map((n) => n.opType)).toEqual(['Clip']);
+    const x = values(32, -10, 10);
+    expect([...(await run(clipped, x, [1, 2, 4, 4]))]).toEqual([...(await run(graph, x, [1, 2, 4, 4]))]);
+    const empty = clipGraph(1, 2); // max(min(x, 1), 2) is always 2: not a clip
+    expect(fuseClipActivations(empty)).toBe(empty);
+  });
 });
