@@ -12,21 +12,11 @@
 // QDQ weights, other nodes, metadata) is copied byte for byte.
 
 import { concatBytes } from '../bytes.ts';
+import { fields, lengthDelimited, readVarint, text, varintBytes, type Field, type Span } from './protobuf-wire.ts';
 
 const FLOAT = 1;
 const UINT8 = 2;
 const FLOAT16 = 10;
-
-interface Span {
-  start: number;
-  end: number;
-}
-
-interface Field extends Span {
-  field: number;
-  /** for length-delimited fields: where the payload starts */
-  payload: number;
-}
 
 interface NodeInfo {
   span: Span;
@@ -45,47 +35,6 @@ interface Constant {
   /** the values as float32, once known (folded results) */
   floats?: Float32Array;
 }
-
-const decoder = new TextDecoder();
-
-function readVarint(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let shift = 1;
-  let pos = at;
-  for (;;) {
-    const b = bytes[pos++];
-    if (b === undefined) throw new Error('truncated protobuf varint');
-    value += (b & 0x7f) * shift;
-    if (b < 0x80) return [value, pos];
-    shift *= 128;
-  }
-}
-
-/** The top-level fields of one protobuf message (no recursion). */
-function fields(bytes: Uint8Array, from = 0, to = bytes.length): Field[] {
-  const out: Field[] = [];
-  let pos = from;
-  while (pos < to) {
-    const start = pos;
-    const [key, afterKey] = readVarint(bytes, pos);
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    let payload = afterKey;
-    if (wire === 0) pos = readVarint(bytes, afterKey)[1];
-    else if (wire === 1) pos = afterKey + 8;
-    else if (wire === 5) pos = afterKey + 4;
-    else if (wire === 2) {
-      const [length, afterLength] = readVarint(bytes, afterKey);
-      payload = afterLength;
-      pos = afterLength + length;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-    if (pos > to) throw new Error('truncated protobuf field');
-    out.push({ field, start, end: pos, payload });
-  }
-  return out;
-}
-
-const text = (bytes: Uint8Array, f: Field) => decoder.decode(bytes.subarray(f.payload, f.end));
 
 function readNode(bytes: Uint8Array, span: Field): NodeInfo {
   const node: NodeInfo = { span, opType: '', inputs: [], outputs: [] };
@@ -237,23 +186,6 @@ function fold(node: NodeInfo, constants: Map<string, Constant>): Constant | unde
     return result && { dims: result.dims, dataType: FLOAT, raw: new Uint8Array(result.values.buffer), floats: result.values };
   }
   return undefined;
-}
-
-function varintBytes(value: number): number[] {
-  const out: number[] = [];
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v % 128) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-  return out;
-}
-
-/** protobuf bytes of a length-delimited field */
-function lengthDelimited(field: number, payload: Uint8Array[]): Uint8Array[] {
-  const length = payload.reduce((n, p) => n + p.length, 0);
-  return [Uint8Array.from([...varintBytes(field * 8 + 2), ...varintBytes(length)]), ...payload];
 }
 
 function tensorProto(name: string, c: Constant): Uint8Array[] {
