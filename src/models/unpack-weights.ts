@@ -231,6 +231,8 @@ export function unpackStoredWeights(model: Uint8Array): { model: Uint8Array; sta
     }
   }
 
+  // a subgraph (If/Loop/Scan body) may read outer initializers this splice cannot see: leave such models alone
+  if (nodes.some((n) => n.opType === 'If' || n.opType === 'Loop' || n.opType === 'Scan')) return { model, stats: { folded: 0, bytes: model.length } };
   const removedNodes = new Set<Span>();
   const folded = new Map<string, Constant>();
   for (const node of nodes) {
