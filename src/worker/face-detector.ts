@@ -74,14 +74,22 @@ function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSp
   return found;
 }
 
+/** What every detector run of one search shares: the image, the detector, where to run it, and the stats it adds to. */
+interface DetectorRun {
+  image: CanvasImageSource;
+  spec: DetectorSpec;
+  minScore: number;
+  models: ModelRegistry;
+  crops: CropRenderer;
+  stats: DetectorStats;
+}
+
 /** Makes the detector's input from rendered RGBA pixels and runs it, adding both times to `stats`. */
 async function runDetector(
+  { spec, models, stats }: DetectorRun,
   pixels: () => Uint8ClampedArray,
   width: number,
   height: number,
-  spec: DetectorSpec,
-  models: ModelRegistry,
-  stats: DetectorStats,
 ): Promise<Record<string, { data: Float32Array }>> {
   const t0 = performance.now();
   const tensor = rgbaToTensor(pixels(), width * height, 'RGB', [-1, 1]);
@@ -93,18 +101,11 @@ async function runDetector(
 }
 
 /** One run over the whole frame, scaled (a fully convolutional detector); candidates in image pixels. */
-async function detectInFrame(
-  image: CanvasImageSource,
-  pass: FramePass,
-  spec: DetectorSpec,
-  minScore: number,
-  models: ModelRegistry,
-  crops: CropRenderer,
-  stats: DetectorStats,
-): Promise<Candidate[]> {
-  const out = await runDetector(() => crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width, pass.height, spec, models, stats);
+async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candidate[]> {
+  const { image, spec, crops } = run;
+  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width, pass.height);
   const toImage = (p: Point): Point => ({ x: p.x / pass.scale, y: p.y / pass.scale });
-  return decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), minScore).map((c) => {
+  return decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).map((c) => {
     const origin = toImage(c.box);
     return {
       score: c.score,
@@ -115,18 +116,11 @@ async function detectInFrame(
   });
 }
 
-async function detectInView(
-  image: CanvasImageSource,
-  view: View,
-  spec: DetectorSpec,
-  minScore: number,
-  models: ModelRegistry,
-  crops: CropRenderer,
-  stats: DetectorStats,
-): Promise<Candidate[]> {
+async function detectInView(run: DetectorRun, view: View): Promise<Candidate[]> {
+  const { image, spec, crops } = run;
   const size = spec.anchors.inputSize;
-  const out = await runDetector(() => crops.render(image, view, size), size, size, spec, models, stats);
-  const found = decodeRun(out, spec, anchorsOf(spec), minScore);
+  const out = await runDetector(run, () => crops.render(image, view, size), size, size);
+  const found = decodeRun(out, spec, anchorsOf(spec), run.minScore);
   // back to image pixels; a rotated view's box stays an upright square of the same size
   const toImage = cropToImage(view, size);
   const scale = view.size / size;
@@ -144,16 +138,8 @@ async function detectInView(
 }
 
 /** One planned detector run, square view or whole-frame pass; candidates in image pixels. */
-function detectStep(
-  image: CanvasImageSource,
-  step: DetectorStep,
-  spec: DetectorSpec,
-  minScore: number,
-  models: ModelRegistry,
-  crops: CropRenderer,
-  stats: DetectorStats,
-): Promise<Candidate[]> {
-  return 'view' in step ? detectInView(image, step.view, spec, minScore, models, crops, stats) : detectInFrame(image, step.pass, spec, minScore, models, crops, stats);
+function detectStep(run: DetectorRun, step: DetectorStep): Promise<Candidate[]> {
+  return 'view' in step ? detectInView(run, step.view) : detectInFrame(run, step.pass);
 }
 
 export async function detectFaces(
@@ -175,11 +161,12 @@ export async function detectFaces(
   ];
   const candidates: Candidate[] = [];
   const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
-  for (const step of steps) candidates.push(...(await detectStep(image, step, spec, options.minScore, models, crops, stats)));
+  const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats };
+  for (const step of steps) candidates.push(...(await detectStep(run, step)));
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;
-      candidates.push(...(await detectInView(image, zoomedOutView(image.width, image.height, ZOOM_OUT, angle), spec, options.minScore, models, crops, stats)));
+      candidates.push(...(await detectInView(run, zoomedOutView(image.width, image.height, ZOOM_OUT, angle))));
     }
   }
   stats.candidates = candidates.length;
@@ -216,7 +203,7 @@ export async function runDetectorStep(
   crops: CropRenderer,
 ): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
   const stats: DetectorStats = { views: 1, candidates: 0, cropMs: 0, inferMs: 0 };
-  const candidates = await detectStep(image, step, DETECTORS[options.detector], options.minScore, models, crops, stats);
+  const candidates = await detectStep({ image, spec: DETECTORS[options.detector], minScore: options.minScore, models, crops, stats }, step);
   stats.candidates = candidates.length;
   return { faces: weightedNms(candidates).filter((c) => c.box.height >= options.minFace), stats };
 }
