@@ -34,9 +34,9 @@ const face = (prefix: string): Record<string, AuditedField> => ({
 });
 
 const attributes = (prefix: string): Record<string, AuditedField> => ({
-  [`${prefix}.age`]: { source: 'measured', from: 'GEAR + FaceRes age models' },
+  [`${prefix}.age`]: { source: 'measured', from: "mean of GEAR's and face-api AgeGenderNet's ages" },
   [`${prefix}.gender.type`]: { source: 'derived', from: 'M when the male probability > 0.5' },
-  [`${prefix}.gender.maleConfidence`]: { source: 'measured', from: 'GEAR + FaceRes gender models' },
+  [`${prefix}.gender.maleConfidence`]: { source: 'measured', from: "face-api AgeGenderNet's gender (GEAR's is only the fallback)" },
   [`${prefix}.gender.femaleConfidence`]: { source: 'derived', from: '1 − maleConfidence' },
   [`${prefix}.asian`]: { source: 'measured', from: 'GEAR race: asian + indian' },
   [`${prefix}.black`]: { source: 'measured', from: 'GEAR race: black' },

@@ -4,7 +4,7 @@
 // counts the model requests of real apps against it.
 import { TRACKING_EMBEDDING } from '../media/people.ts';
 import { EMBEDDING } from '../service/recognition-config.ts';
-import { DEFAULT_EMOTION_MODEL } from '../worker/face-analyzer.ts';
+import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS as DEMOGRAPHICS_SETTINGS, demographicsModels } from '../worker/face-analyzer.ts';
 import { DETECTION } from '../worker/image-analysis.ts';
 
 export interface Capability {
@@ -17,7 +17,7 @@ export interface Capability {
 /** Detection, then the face mesh that verifies each face and gives its landmarks and pose. */
 const FACES = [DETECTION.detector, 'facemesh'] as const;
 /** Age, gender and ethnicity. */
-const DEMOGRAPHICS = ['gear', 'faceres'] as const;
+const DEMOGRAPHICS = demographicsModels(DEMOGRAPHICS_SETTINGS);
 
 export const CAPABILITIES = {
   detect: { calls: 'detect', models: [...FACES, ...DEMOGRAPHICS] },

@@ -24,20 +24,28 @@ function expectation(probs: ArrayLike<number>, values: readonly number[]): numbe
   return total > 0 ? sum / total : 0;
 }
 
-/**
- * Age in years: GEAR's 7-bin expectation, averaged with FaceRes's 100-bin softmax when that
- * model ran (each alone is biased toward its training set's middle ages).
- */
-export function estimateAge(gearAge: ArrayLike<number>, faceresAge?: ArrayLike<number>): number {
-  const gear = expectation(gearAge, GEAR_AGE_BINS);
-  if (!faceresAge) return gear;
-  const years = Array.from({ length: faceresAge.length }, (_, i) => i);
-  return (expectation(faceresAge, years) + gear) / 2;
+/** FaceRes's age in years: the expectation of its 100-bin (0–99 years) softmax. */
+export function faceresAge(probs: ArrayLike<number>): number {
+  return expectation(probs, Array.from({ length: probs.length }, (_, i) => i));
 }
 
-/** Male probability: GEAR's [male, female] softmax, averaged with FaceRes's sigmoid (> 0.5 male) when that model ran. */
-export function estimateMale(gearGender: ArrayLike<number>, faceresGender?: number): number {
-  return faceresGender === undefined ? gearGender[0]! : (faceresGender + gearGender[0]!) / 2;
+/**
+ * Age in years: GEAR's 7-bin expectation, averaged with a second age model's years when one
+ * ran (each alone is biased toward its training set's middle ages).
+ */
+export function estimateAge(gearAge: ArrayLike<number>, otherYears?: number): number {
+  const gear = expectation(gearAge, GEAR_AGE_BINS);
+  return otherYears === undefined ? gear : (otherYears + gear) / 2;
+}
+
+/**
+ * Male probability: the second gender model's when one ran, else GEAR's [male, female] softmax.
+ * GEAR's gender is the weakest of the three: alone it got 3 of 62 labelled faces wrong with
+ * 0.54–0.97 confidence, and averaged into the second model's it turned 6 women male
+ * (`npm run eval:attributes`, docs/accuracy.md), so it is only the fallback.
+ */
+export function estimateMale(gearGender: ArrayLike<number>, otherMale?: number): number {
+  return otherMale ?? gearGender[0]!;
 }
 
 export function raceFractions(race: ArrayLike<number>): Demographics['race'] {

@@ -4,6 +4,7 @@ import {
   combineLiveness,
   estimateAge,
   estimateMale,
+  faceresAge,
   raceFractions,
   EMOTION_CLASSES,
   type Demographics,
@@ -36,11 +37,14 @@ export interface AnalysisOptions {
 export interface DemographicsSettings {
   /** side of GEAR's input crop (it takes any size; cost grows with the square) */
   gearInputSize: number;
-  /** also run FaceRes and average its age and gender with GEAR's (FaceRes costs ~0.6× GEAR) */
-  withFaceres: boolean;
-  /** side of FaceRes's input crop (it takes any size) */
+  /** a second age and gender model: its age is averaged with GEAR's, its gender replaces GEAR's (the weaker), or none */
+  ageGender: AgeGenderModelId | 'none';
+  /** side of FaceRes's input crop when it is the second model (it takes any size) */
   faceresInputSize: number;
 }
+
+/** Models that give age (years) and a male probability: FaceRes (~0.6× GEAR's cost) or face-api's AgeGenderNet (~0.05×). */
+export type AgeGenderModelId = 'faceres' | 'faceapi-age-gender';
 
 export interface FaceAnalysis {
   detection: Candidate;
@@ -79,10 +83,10 @@ const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
 const MESH_SIZE = 192;
 /** GEAR's nominal crop side (docs/detection.md) */
 const GEAR_NOMINAL_SIZE = 198;
-export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: GEAR_NOMINAL_SIZE, withFaceres: true, faceresInputSize: 224 };
+export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: GEAR_NOMINAL_SIZE, ageGender: 'faceapi-age-gender', faceresInputSize: 224 };
 
 /** The models demographics with these settings run (pure). */
-export const demographicsModels = (settings: DemographicsSettings): string[] => (settings.withFaceres ? ['gear', 'faceres'] : ['gear']);
+export const demographicsModels = (settings: DemographicsSettings): string[] => (settings.ageGender === 'none' ? ['gear'] : ['gear', settings.ageGender]);
 
 export type EmotionModelId = 'emotion' | 'faceapi-expression';
 export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'faceapi-expression';
@@ -192,10 +196,10 @@ export class FaceAnalyzer {
       t = performance.now();
       const settings = options.demographics;
       const gear = await this.run(image, subView(faceView, 0.5, 0.45, 0.85), 'gear', settings.gearInputSize);
-      const faceres = settings.withFaceres ? await this.run(image, faceView, 'faceres', settings.faceresInputSize) : undefined;
+      const second = await this.ageGender(image, faceView, settings);
       analysis.demographics = {
-        age: estimateAge(gear.age_output!.data, faceres?.['age_pred/Softmax:0']!.data),
-        male: estimateMale(gear.gender_output!.data, faceres?.['gender_pred/Sigmoid:0']!.data[0]),
+        age: estimateAge(gear.age_output!.data, second?.age),
+        male: estimateMale(gear.gender_output!.data, second?.male),
         race: raceFractions(gear.race_output!.data),
       };
       this.times.demographics += performance.now() - t;
@@ -228,6 +232,22 @@ export class FaceAnalyzer {
       this.times.embed += performance.now() - t;
     }
     return analysis;
+  }
+
+  /** The second age and gender model's reading of the face, if the settings name one. */
+  private async ageGender(image: CanvasImageSource, faceView: View, settings: DemographicsSettings): Promise<{ age: number; male: number } | undefined> {
+    switch (settings.ageGender) {
+      case 'none':
+        return undefined;
+      case 'faceres': {
+        const out = await this.run(image, faceView, 'faceres', settings.faceresInputSize);
+        return { age: faceresAge(out['age_pred/Softmax:0']!.data), male: out['gender_pred/Sigmoid:0']!.data[0]! };
+      }
+      case 'faceapi-age-gender': {
+        const out = await this.run(image, faceView, 'faceapi-age-gender');
+        return { age: out.age!.data[0]!, male: out.gender!.data[0]! };
+      }
+    }
   }
 
   /** Each embedding model's own canonical crop. */

@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { modelsFor } from '../../src/models/capabilities.ts';
 import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { cosine } from '../../src/service/calibration.ts';
 import { buildModel, ROOT } from '../../tools/convert-models/build.ts';
@@ -35,9 +36,11 @@ describe('8-bit weight storage', () => {
     }
   });
 
-  it('the default request models fit in 12 MB and all models in 20 MB', () => {
+  it('the default /detect + /enroll + /recognize models fit in 12 MB and all models in 20 MB', () => {
     const bytes = (id: string) => statSync(join(ROOT, 'public/models', manifest.models.find((m) => m.id === id)!.file)).size;
-    const defaults = ['blazeface-front', 'facemesh', 'gear', 'faceres', 'faceapi-recognition'].reduce((sum, id) => sum + bytes(id), 0);
+    const defaultIds = modelsFor(['detect', 'recognize']);
+    expect(defaultIds).toEqual(expect.arrayContaining(['blazeface-front', 'facemesh', 'gear', 'faceapi-age-gender', 'faceapi-recognition']));
+    const defaults = defaultIds.reduce((sum, id) => sum + bytes(id), 0);
     const all = manifest.models.reduce((sum, m) => sum + bytes(m.id), 0);
     expect(defaults).toBeLessThanOrEqual(12e6);
     expect(all).toBeLessThanOrEqual(20e6);
@@ -75,6 +78,25 @@ describe('8-bit weight storage', () => {
       if (male(a) !== male(b)) flips++;
       ageChange += Math.abs(age(a) - age(b));
     }
+    expect(flips).toBeLessThanOrEqual(1);
+    expect(ageChange / crops.length).toBeLessThanOrEqual(1);
+  });
+
+  it('8-bit AgeGenderNet gives the float model\'s gender (at most one change) and age (mean change ≤ 1 year) on the calibration faces', async () => {
+    const entry = CATALOG.find((c) => c.id === 'faceapi-age-gender')!;
+    const crops = calibrationCrops(112, entry.input.range);
+    const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
+    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/faceapi-age-gender.onnx'));
+    let flips = 0;
+    let ageChange = 0;
+    for (const crop of crops) {
+      const feeds = { input: new ort.Tensor('float32', crop, [1, 112, 112, 3]) };
+      const [a, b] = [await float.run(feeds), await shipped.run(feeds)];
+      if ((a.gender!.data as Float32Array)[0]! > 0.5 !== (b.gender!.data as Float32Array)[0]! > 0.5) flips++;
+      ageChange += Math.abs((a.age!.data as Float32Array)[0]! - (b.age!.data as Float32Array)[0]!);
+    }
+    console.log(`AgeGenderNet 8-bit vs float on ${crops.length} faces: ${flips} gender flips, mean age change ${(ageChange / crops.length).toFixed(2)} years`);
+    expect(crops.length).toBeGreaterThanOrEqual(40);
     expect(flips).toBeLessThanOrEqual(1);
     expect(ageChange / crops.length).toBeLessThanOrEqual(1);
   });

@@ -12,6 +12,7 @@ import { serializeModel } from '../../tools/onnx/onnx-model.ts';
 import type { GraphDef } from '../../tools/onnx/onnx-model.ts';
 import { buildFaceRecognitionGraph } from '../../tools/convert-models/faceapi/recognition.ts';
 import { buildFaceExpressionGraph, FACE_EXPRESSION_LABELS } from '../../tools/convert-models/faceapi/expression.ts';
+import { AGE_GENDER_INPUT_SIZE, buildAgeGenderGraph } from '../../tools/convert-models/faceapi/age-gender.ts';
 import { difference, seededTensorData, type Difference } from './helpers/parity.ts';
 
 const MODEL_DIR = join(process.cwd(), 'node_modules/@vladmandic/face-api/model');
@@ -40,7 +41,11 @@ interface FaceApi {
     getBackend(): string;
     tensor3d(values: Float32Array, shape: [number, number, number], dtype: 'float32'): TfTensor;
   };
-  nets: { faceRecognitionNet: FaceApiNet; faceExpressionNet: FaceApiNet };
+  nets: {
+    faceRecognitionNet: FaceApiNet;
+    faceExpressionNet: FaceApiNet;
+    ageGenderNet: { loadFromDisk(dir: string): Promise<void>; forward(input: TfTensor | TfTensor[]): Promise<{ age: TfTensor; gender: TfTensor }> };
+  };
   FaceExpressions: new (probabilities: number[]) => Record<string, number>;
   toNetInput(input: TfTensor | TfTensor[]): Promise<unknown>;
 }
@@ -142,6 +147,7 @@ describe('face-api weight-only nets rebuilt in ONNX', () => {
     expect(faceapi.tf.getBackend()).toBe('cpu');
     await faceapi.nets.faceRecognitionNet.loadFromDisk(MODEL_DIR);
     await faceapi.nets.faceExpressionNet.loadFromDisk(MODEL_DIR);
+    await faceapi.nets.ageGenderNet.loadFromDisk(MODEL_DIR);
     const img = jpeg.decode(readFileSync(FACE_JPEG), { useTArray: true, formatAsRGBA: false });
     face = { rgb: img.data, width: img.width };
   });
@@ -214,4 +220,37 @@ describe('face-api weight-only nets rebuilt in ONNX', () => {
       await session.release();
     });
   }
+
+  it('age-gender: matches face-api on tfjs-cpu (age in years, [male, female] softmax)', async () => {
+    const size = AGE_GENDER_INPUT_SIZE;
+    const bytes = serialize(buildAgeGenderGraph(MODEL_DIR));
+    expect(Buffer.from(serialize(buildAgeGenderGraph(MODEL_DIR))).equals(Buffer.from(bytes))).toBe(true); // deterministic build
+    const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const runBoth = async (images: Float32Array, batch: number) => {
+      const result = await session.run({ input: new ort.Tensor('float32', images, [batch, size, size, 3]) });
+      expect(result.age!.dims).toEqual([batch, 1]);
+      expect(result.gender!.dims).toEqual([batch, 2]);
+      const perImage = size * size * 3;
+      const tensors = Array.from({ length: batch }, (_, i) => faceapi.tf.tensor3d(images.slice(i * perImage, (i + 1) * perImage), [size, size, 3], 'float32'));
+      const out = await faceapi.nets.ageGenderNet.forward(batch === 1 ? tensors[0]! : tensors);
+      const reference = { age: await out.age.data(), gender: await out.gender.data() };
+      out.age.dispose();
+      out.gender.dispose();
+      tensors.forEach((t) => t.dispose());
+      return { onnx: { age: result.age!.data as Float32Array, gender: result.gender!.data as Float32Array }, reference };
+    };
+
+    const random = randomImages(4321, 2, size);
+    const crop = cropResize(face.rgb, face.width, FACE_BOX, size);
+    for (const [label, images, batch] of [['random batch 2', random, 2], ['obama.jpg face crop', crop, 1]] as const) {
+      const { onnx, reference } = await runBoth(images, batch);
+      expect(compare(`age-gender age / ${label}`, onnx.age, reference.age).maxRel).toBeLessThan(MAX_REL);
+      expect(compare(`age-gender gender / ${label}`, onnx.gender, reference.gender).maxRel).toBeLessThan(MAX_REL);
+    }
+    // a known face: Obama, in his late 40s in this photo, is male (face-api's own reading)
+    const { onnx } = await runBoth(crop, 1);
+    console.log(`age-gender / obama.jpg: age ${onnx.age[0]!.toFixed(1)}, male ${onnx.gender[0]!.toFixed(3)}`);
+    expect(onnx.gender[0]).toBeGreaterThan(0.5);
+    await session.release();
+  });
 });

@@ -9,7 +9,7 @@ import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
 import { parseSelector } from '../../src/vision/selector.ts';
 import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tiling.ts';
 import { EngineError } from '../../src/errors.ts';
-import { estimateAge, estimateMale } from '../../src/vision/attributes.ts';
+import { estimateAge, estimateMale, faceresAge } from '../../src/vision/attributes.ts';
 import { parseVariant } from '../../tools/eval/attributes-variants.ts';
 import { modelsOfRequest } from '../../src/worker/image-analysis.ts';
 
@@ -237,20 +237,22 @@ describe('demographics from the attribute models', () => {
   const gearAt45 = [0, 0, 0, 0, 1, 0, 0];
   const faceresAt31 = Array.from({ length: 100 }, (_, i) => (i === 31 ? 1 : 0));
 
-  it('age is GEAR alone when FaceRes did not run, else the mean of both', () => {
+  it('age is GEAR alone when no second model ran, else the mean of both', () => {
     expect(estimateAge(gearAt45)).toBeCloseTo(45.5);
-    expect(estimateAge(gearAt45, faceresAt31)).toBeCloseTo((45.5 + 31) / 2);
+    expect(faceresAge(faceresAt31)).toBeCloseTo(31);
+    expect(estimateAge(gearAt45, faceresAge(faceresAt31))).toBeCloseTo((45.5 + 31) / 2);
   });
 
-  it('male probability is GEAR alone when FaceRes did not run, else the mean of both', () => {
+  it('male probability is the second model\'s when one ran, else GEAR\'s', () => {
     expect(estimateMale([0.8, 0.2])).toBeCloseTo(0.8);
-    expect(estimateMale([0.8, 0.2], 0.2)).toBeCloseTo(0.5);
+    expect(estimateMale([0.8, 0.2], 0.2)).toBeCloseTo(0.2);
   });
 
-  it('eval:attributes variants name GEAR\'s side and, optionally, FaceRes and its side', () => {
-    expect(parseVariant('198')).toEqual({ gearInputSize: 198, withFaceres: false, faceresInputSize: 224 });
-    expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, withFaceres: true, faceresInputSize: 224 });
-    expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, withFaceres: true, faceresInputSize: 192 });
+  it('eval:attributes variants name GEAR\'s side and, optionally, the second age/gender model', () => {
+    expect(parseVariant('198')).toEqual({ gearInputSize: 198, ageGender: 'none', faceresInputSize: 224 });
+    expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, ageGender: 'faceres', faceresInputSize: 224 });
+    expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, ageGender: 'faceres', faceresInputSize: 192 });
+    expect(parseVariant('198+agegender')).toEqual({ gearInputSize: 198, ageGender: 'faceapi-age-gender', faceresInputSize: 224 });
     expect(() => parseVariant('faceres')).toThrow(/GEAR crop side/);
   });
 });
@@ -258,10 +260,12 @@ describe('demographics from the attribute models', () => {
 describe('the models a request loads', () => {
   const base = { minHeadScale: 0.015, selector: parseSelector(undefined), demographics: false, emotion: false, keepMesh: false };
 
-  it('detection and mesh always; demographics add GEAR and, unless turned off, FaceRes; liveness its two models', () => {
+  it('detection and mesh always; demographics add GEAR and, unless turned off, a second age/gender model; liveness its two models', () => {
     expect(modelsOfRequest(base)).toEqual(['blazeface-front', 'facemesh']);
-    expect(modelsOfRequest({ ...base, demographics: true })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceres']);
-    expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { withFaceres: false } })).toEqual(['blazeface-front', 'facemesh', 'gear']);
+    expect(modelsOfRequest({ ...base, demographics: true })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceapi-age-gender']);
+    expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { ageGender: 'faceres' } })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceres']);
+    expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { ageGender: 'none' } })).toEqual(['blazeface-front', 'facemesh', 'gear']);
+    expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { ageGender: 'faceapi-age-gender' } })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceapi-age-gender']);
     expect(modelsOfRequest({ ...base, selector: parseSelector('LIVENESS') })).toEqual(['blazeface-front', 'facemesh', 'antispoof', 'liveness']);
   });
 });

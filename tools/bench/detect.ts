@@ -23,6 +23,7 @@ import { GROUP, SINGLE_FACE } from './detect-photos.ts';
 import type { ColdStages, ColdStart, WarmCase, WarmOptions, WarmResult, WarmStart } from './pages/detect.ts';
 import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median, type Summary } from './stats.ts';
+import { DEMOGRAPHICS, demographicsModels } from '../../src/worker/face-analyzer.ts';
 
 const START = '<!-- detect-bench:start -->';
 const END = '<!-- detect-bench:end -->';
@@ -256,7 +257,7 @@ function renderDoc(m: Measured): string {
       `| ↳ decode | ${ms(t.decode)} |`,
       `| ↳ detect stage (${mid.firstViews} views): ORT WASM init ≈ ${ms(mid.ortInitMs)} + ${detector} load ≈ ${ms(loadOf(detector) - mid.ortInitMs)} + first runs | ${ms(t.detect)} |`,
       `| ↳ mesh stage: facemesh load ${ms(loadOf('facemesh'))} + first run | ${ms(t.mesh)} |`,
-      `| ↳ demographics stage: gear load ${ms(loadOf('gear'))} + faceres load ${ms(loadOf('faceres'))} + first runs | ${ms(t.demographics)} |`,
+      `| ↳ demographics stage: ${demographicsModels(DEMOGRAPHICS).map((id) => `${id} load ${ms(loadOf(id))}`).join(' + ')} + first runs | ${ms(t.demographics)} |`,
       `| ↳ worker total | ${ms(t.total)} |`,
       `| second /detect, page side (worker: detect ${ms(mid.secondTimings.detect)}, mesh ${ms(mid.secondTimings.mesh)}, demographics ${ms(mid.secondTimings.demographics)}) | ${ms(mid.secondDetectMs)} |`,
       '',

@@ -40,6 +40,10 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
       const { buildFaceExpressionGraph } = await import('./faceapi/expression.ts');
       return buildFaceExpressionGraph(join(dir, 'model'));
     }
+    case 'faceapi-age-gender': {
+      const { buildAgeGenderGraph } = await import('./faceapi/age-gender.ts');
+      return buildAgeGenderGraph(join(dir, 'model'));
+    }
   }
 }
 

@@ -12,7 +12,7 @@ export type SourceKind =
       anySize?: number;
     }
   /** a face-api weight-only model whose network is rebuilt from its architecture */
-  | { kind: 'faceapi-recognition' | 'faceapi-expression'; manifest: string };
+  | { kind: 'faceapi-recognition' | 'faceapi-expression' | 'faceapi-age-gender'; manifest: string };
 
 export interface CatalogEntry {
   id: string;
@@ -197,5 +197,14 @@ export const CATALOG: CatalogEntry[] = [
     description: 'face-api.js expression classifier (7 classes), 112x112 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop padded to a centred square, 112x112; normalisation happens inside the graph' },
     outputs: { expressions: 'softmax over [neutral, happy, sad, angry, fearful, disgusted, surprised]' },
+  },
+  {
+    id: 'faceapi-age-gender',
+    package: '@vladmandic/face-api',
+    sourceFiles: ['model/age_gender_model-weights_manifest.json', 'model/age_gender_model.bin'],
+    source: { kind: 'faceapi-age-gender', manifest: 'model/age_gender_model-weights_manifest.json' },
+    description: 'face-api.js AgeGenderNet (TinyXception): age in years and gender, 112x112 crop.',
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop padded to a centred square, 112x112; normalisation happens inside the graph' },
+    outputs: { age: 'age in years (regression)', gender: 'softmax over [male, female]' },
   },
 ];

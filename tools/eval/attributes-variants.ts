@@ -1,9 +1,19 @@
 // The demographics variants `npm run eval:attributes` compares, as written on its command line (pure).
 import type { DemographicsSettings } from '../../src/worker/face-analyzer.ts';
 
-/** "198+faceres160" → GEAR at 198 px with FaceRes at 160 px (FaceRes's side defaults to 224; pure). */
+/**
+ * "198+faceres160" → GEAR at 198 px with FaceRes at 160 px (FaceRes's side defaults to 224);
+ * "198+agegender" → GEAR at 198 px with face-api's AgeGenderNet; "198" → GEAR alone (pure).
+ */
 export function parseVariant(variant: string): DemographicsSettings {
-  const match = /^(\d+)(\+faceres(\d+)?)?$/.exec(variant.trim());
-  if (!match) throw new Error(`variant "${variant}": expected a GEAR crop side, optionally followed by +faceres[side]`);
-  return { gearInputSize: Number(match[1]), withFaceres: match[2] !== undefined, faceresInputSize: Number(match[3] ?? 224) };
+  const match = /^(\d+)(?:\+(faceres(\d+)?|agegender))?$/.exec(variant.trim());
+  if (!match) throw new Error(`variant "${variant}": expected a GEAR crop side, optionally followed by +faceres[side] or +agegender`);
+  const ageGender = match[2] === undefined ? 'none' : match[2] === 'agegender' ? 'faceapi-age-gender' : 'faceres';
+  return { gearInputSize: Number(match[1]), ageGender, faceresInputSize: Number(match[3] ?? 224) };
+}
+
+/** The variant in words, for the report (pure). */
+export function describeVariant(settings: DemographicsSettings): string {
+  const second = { none: ' alone', faceres: ` + FaceRes ${settings.faceresInputSize} px`, 'faceapi-age-gender': " + face-api's AgeGenderNet 112 px" }[settings.ageGender];
+  return `GEAR ${settings.gearInputSize} px${second}`;
 }

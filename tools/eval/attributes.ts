@@ -1,23 +1,26 @@
-// `npm run eval:attributes`: how much /detect's age, gender and ethnicity move when the
-// demographics run cheaper: GEAR (the costliest per-face model) on a smaller crop, or without
-// FaceRes (whose age and gender are otherwise averaged with GEAR's). The dev data has no age or
-// ethnicity labels, so each variant is compared with the first one on the same faces
-// (agreement); gender is also scored against the identities whose gender is public knowledge.
-//   --variants 198+faceres,198,160 (GEAR crop side, "+faceres" to also run FaceRes; the first is
-//   the reference)  --no-write (stdout only)
+// `npm run eval:attributes`: how much /detect's age, gender and ethnicity move with other
+// demographics settings: GEAR (the costliest per-face model) on a smaller crop, a different second
+// age/gender model (FaceRes or face-api's AgeGenderNet), or none. The dev data has no age or
+// ethnicity labels, so each variant is compared with the first one on the same faces (agreement);
+// gender is also scored against every identity's known gender.
+//   --variants 198+agegender,198+faceres,198 (GEAR crop side, then "+faceres[side]" or
+//   "+agegender" for the second model; the first is the reference)  --no-write (stdout only)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
 import { writeBetweenMarkers } from '../bench/report.ts';
 import { absolutePath, loadEvalSets, type ManifestFile } from './dataset.ts';
-import { parseVariant } from './attributes-variants.ts';
+import { describeVariant, parseVariant } from './attributes-variants.ts';
 import type { EvalFace, EvalResult } from './pages/eval.ts';
 
 const DOC = resolve(projectRoot, 'docs/accuracy.md');
 const START = '<!-- attributes-eval:start -->';
 const END = '<!-- attributes-eval:end -->';
 
-/** identities of ../shared/data/faces whose gender is public (actors' characters, politicians, the data's own README) */
+/**
+ * the gender of every identity of ../shared/data/faces: public for the actors' characters and
+ * politicians; the stock and person-* photos were labelled by looking at them (2026-11-23)
+ */
 const KNOWN_MALE: Record<string, boolean> = {
   obama: true,
   biden: true,
@@ -33,6 +36,17 @@ const KNOWN_MALE: Record<string, boolean> = {
   amy: false,
   bernadette: false,
   penny: false,
+  celeste: false,
+  christina: false,
+  tetiana: false,
+  vlado: true,
+  stock_emotions_a: false,
+  stock_emotions_b: false,
+  stock_teen_5: false,
+  stock_teen_6: false,
+  stock_teen_7: false,
+  stock_teen_8: false,
+  stock_teen_a: false,
 };
 
 type Demo = NonNullable<EvalFace['demographics']>;
@@ -94,15 +108,12 @@ async function main(): Promise<void> {
   const male = files.map((f) => KNOWN_MALE[f.identity ?? '']);
   const reference = byVariant.get(variants[0]!)!;
   const scores = variants.map((v) => scoreVariant(v, reference, byVariant.get(v)!, male));
-  const describe = (v: string) => {
-    const s = parseVariant(v);
-    return `GEAR ${s.gearInputSize} px${s.withFaceres ? ` + FaceRes ${s.faceresInputSize} px` : ' alone'}`;
-  };
+  const describe = (v: string) => describeVariant(parseVariant(v));
   const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(0)}%)`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run eval:attributes\` (tools/eval/attributes.ts); regenerate rather than edit.`,
     '',
-    `The ${files.length} images of ../shared/data/faces through /detect's demographics, each variant of the models; agreement is with ${describe(variants[0]!)} on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities whose gender is public.`,
+    `The ${files.length} images of ../shared/data/faces through /detect's demographics, each variant of the models; agreement is with ${describe(variants[0]!)} on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities' known gender.`,
     '',
     '| demographics | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) |',
     '|--:|--:|--:|--:|--:|--:|',

@@ -15,6 +15,7 @@ import { startVisionWorker, type VisionWorker } from '../../../src/engine/vision
 import { BackendPreferenceSchema, resolveRuntimeEnv, type RuntimeEnv } from '../../../src/env.ts';
 import { detect as detectService } from '../../../src/service/detect.ts';
 import type { VisionPort } from '../../../src/service/vision-port.ts';
+import { CAPABILITIES } from '../../../src/models/capabilities.ts';
 import { DETECTION, type ImageAnalysis, type ImageTimings } from '../../../src/worker/image-analysis.ts';
 import type { BackendInfo } from '../../../src/worker/ort-backend.ts';
 import { expose } from '../../harness/page.ts';
@@ -25,7 +26,7 @@ import { summarize, type Summary } from '../stats.ts';
 const moduleStart = performance.now();
 
 /** the models a default /detect request loads (detector, mesh, demographics) */
-const DETECT_MODELS = [DETECTION.detector, 'facemesh', 'gear', 'faceres'];
+const DETECT_MODELS = CAPABILITIES.detect.models;
 /** minimum warm-up per case and path, on top of the warm-up run count (V8 tiers ORT's WASM up in the background) */
 const WARMUP_MIN_MS = 1000;
 

@@ -152,3 +152,73 @@ export function relu(b: GraphBuilder, x: string, hint: string): string {
 export function add(b: GraphBuilder, x: string, y: string, hint: string): string {
   return b.node('Add', [x, y], { name: `${hint}/add` });
 }
+
+/** A square NCHW feature map in the graph being built. */
+export interface Feature {
+  name: string;
+  channels: number;
+  size: number;
+}
+
+/**
+ * tf.separableConv2d(x, depthwise, pointwise, stride, 'same') + bias: a depthwise
+ * conv (grouped Conv, 'same' padding — at stride 2 on an even size TF pads only at
+ * the bottom/right) followed by a 1×1 conv that carries the bias.
+ */
+export function separableConv(b: GraphBuilder, w: WeightReader, x: Feature, prefix: string, stride: number): Feature {
+  const dwShape = rank4(w.shape(`${prefix}/depthwise_filter`));
+  const [k, , c, mult] = dwShape;
+  if (c !== x.channels || mult !== 1) throw new Error(`${prefix}: unexpected depthwise filter [${dwShape}]`);
+  const pad = tfPadding(x.size, k, stride, 'same');
+  const dw = conv(b, x.name, `${prefix}/depthwise`, {
+    weight: tfDepthwiseToOihw(w.get(`${prefix}/depthwise_filter`, dwShape), dwShape),
+    dims: [c, 1, k, k],
+    stride,
+    pads: [pad.before, pad.before, pad.after, pad.after],
+    group: c,
+  });
+  const pwShape = rank4(w.shape(`${prefix}/pointwise_filter`));
+  const cout = pwShape[3];
+  const pw = conv(b, dw, `${prefix}/pointwise`, {
+    weight: tfFilterToOihw(w.get(`${prefix}/pointwise_filter`, pwShape), pwShape),
+    dims: [cout, c, 1, 1],
+    bias: w.get(`${prefix}/bias`, [cout]),
+    stride: 1,
+    pads: [0, 0, 0, 0],
+  });
+  return { name: pw, channels: cout, size: pad.outSize };
+}
+
+/** tf.conv2d(x, filters, stride, 'same') + bias (no scale layer). */
+export function plainConv(b: GraphBuilder, w: WeightReader, x: Feature, prefix: string, stride: number): Feature {
+  const shape = rank4(w.shape(`${prefix}/filters`));
+  const [k, , cin, cout] = shape;
+  if (cin !== x.channels) throw new Error(`${prefix}: expects ${cin} channels, gets ${x.channels}`);
+  const pad = tfPadding(x.size, k, stride, 'same');
+  const out = conv(b, x.name, prefix, {
+    weight: tfFilterToOihw(w.get(`${prefix}/filters`, shape), shape),
+    dims: [cout, cin, k, k],
+    bias: w.get(`${prefix}/bias`, [cout]),
+    stride,
+    pads: [pad.before, pad.before, pad.after, pad.after],
+  });
+  return { name: out, channels: cout, size: pad.outSize };
+}
+
+/**
+ * face-api's head pooling, tf.avgPool(x, [7, 7], [2, 2], 'valid').as2D(batch, -1): on a 7×7 map
+ * a single window (a global mean); as2D of the NHWC 1×1×C map is Flatten of the NCHW C×1×1 map.
+ */
+export function globalPool7(b: GraphBuilder, x: Feature, hint: string): Feature {
+  if (tfPadding(x.size, 7, 2, 'valid').outSize !== 1) throw new Error(`feature map ${x.size} does not pool to 1×1`);
+  const pooled = b.node('AveragePool', [x.name], { name: hint, attrs: { kernel_shape: [7, 7], strides: [2, 2], pads: [0, 0, 0, 0] } });
+  return { name: b.node('Flatten', [pooled], { name: 'flatten', attrs: { axis: 1 } }), channels: x.channels, size: 1 };
+}
+
+/** face-api's fullyConnectedLayer: matMul(x, `${prefix}/weights`) + `${prefix}/bias`, checked to give `outputs` values. */
+export function fullyConnected(b: GraphBuilder, w: WeightReader, x: Feature, prefix: string, outputs: number): string {
+  const [cin, cout] = w.shape(`${prefix}/weights`) as [number, number];
+  if (cin !== x.channels || cout !== outputs) throw new Error(`${prefix}/weights has shape [${cin},${cout}]`);
+  const product = b.node('MatMul', [x.name, b.constFloat(`${prefix}/weights`, [cin, cout], w.get(`${prefix}/weights`, [cin, cout]))], { name: `${prefix}/matmul` });
+  return b.node('Add', [product, b.constFloat(`${prefix}/bias`, [cout], w.get(`${prefix}/bias`, [cout]))], { name: `${prefix}/add` });
+}
