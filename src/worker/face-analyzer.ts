@@ -37,6 +37,8 @@ export interface AnalysisOptions {
 export interface DemographicsSettings {
   /** side of GEAR's input crop (it takes any size; cost grows with the square) */
   gearInputSize: number;
+  /** a smaller side trims the crop's margin and keeps the face at GEAR's nominal pixel scale, rather than shrinking it */
+  gearKeepScale?: boolean;
   /** a second age and gender model: its age is averaged with GEAR's, its gender replaces GEAR's (the weaker), or none */
   ageGender: AgeGenderModelId | 'none';
   /** side of FaceRes's input crop when it is the second model (it takes any size) */
@@ -83,6 +85,8 @@ const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
 const MESH_SIZE = 192;
 /** GEAR's nominal crop side (docs/detection.md) */
 const GEAR_NOMINAL_SIZE = 198;
+/** GEAR's crop: this fraction of the face view's side, centred a little above its middle */
+const GEAR_CROP = 0.85;
 export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: GEAR_NOMINAL_SIZE, ageGender: 'faceapi-age-gender', faceresInputSize: 224 };
 
 /** The models demographics with these settings run (pure). */
@@ -195,7 +199,8 @@ export class FaceAnalyzer {
     if (options.demographics) {
       t = performance.now();
       const settings = options.demographics;
-      const gear = await this.run(image, subView(faceView, 0.5, 0.45, 0.85), 'gear', settings.gearInputSize);
+      const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
+      const gear = await this.run(image, subView(faceView, 0.5, 0.45, gearSide), 'gear', settings.gearInputSize);
       const second = await this.ageGender(image, faceView, settings);
       analysis.demographics = {
         age: estimateAge(gear.age_output!.data, second?.age),

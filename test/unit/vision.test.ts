@@ -253,6 +253,7 @@ describe('demographics from the attribute models', () => {
     expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, ageGender: 'faceres', faceresInputSize: 224 });
     expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, ageGender: 'faceres', faceresInputSize: 192 });
     expect(parseVariant('198+agegender')).toEqual({ gearInputSize: 198, ageGender: 'faceapi-age-gender', faceresInputSize: 224 });
+    expect(parseVariant('176t+agegender')).toEqual({ gearInputSize: 176, gearKeepScale: true, ageGender: 'faceapi-age-gender', faceresInputSize: 224 });
     expect(() => parseVariant('faceres')).toThrow(/GEAR crop side/);
   });
 });

@@ -3,17 +3,18 @@ import type { DemographicsSettings } from '../../src/worker/face-analyzer.ts';
 
 /**
  * "198+faceres160" → GEAR at 198 px with FaceRes at 160 px (FaceRes's side defaults to 224);
- * "198+agegender" → GEAR at 198 px with face-api's AgeGenderNet; "198" → GEAR alone (pure).
+ * "198+agegender" → GEAR at 198 px with face-api's AgeGenderNet; "198" → GEAR alone; a "t" after
+ * GEAR's side ("176t") trims the crop's margin instead of shrinking the face (pure).
  */
 export function parseVariant(variant: string): DemographicsSettings {
-  const match = /^(\d+)(?:\+(faceres(\d+)?|agegender))?$/.exec(variant.trim());
+  const match = /^(\d+)(t?)(?:\+(faceres(\d+)?|agegender))?$/.exec(variant.trim());
   if (!match) throw new Error(`variant "${variant}": expected a GEAR crop side, optionally followed by +faceres[side] or +agegender`);
-  const ageGender = match[2] === undefined ? 'none' : match[2] === 'agegender' ? 'faceapi-age-gender' : 'faceres';
-  return { gearInputSize: Number(match[1]), ageGender, faceresInputSize: Number(match[3] ?? 224) };
+  const ageGender = match[3] === undefined ? 'none' : match[3] === 'agegender' ? 'faceapi-age-gender' : 'faceres';
+  return { gearInputSize: Number(match[1]), ...(match[2] ? { gearKeepScale: true } : {}), ageGender, faceresInputSize: Number(match[4] ?? 224) };
 }
 
 /** The variant in words, for the report (pure). */
 export function describeVariant(settings: DemographicsSettings): string {
   const second = { none: ' alone', faceres: ` + FaceRes ${settings.faceresInputSize} px`, 'faceapi-age-gender': " + face-api's AgeGenderNet 112 px" }[settings.ageGender];
-  return `GEAR ${settings.gearInputSize} px${second}`;
+  return `GEAR ${settings.gearInputSize} px${settings.gearKeepScale ? ' (tighter crop, same scale)' : ''}${second}`;
 }
