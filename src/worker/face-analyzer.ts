@@ -45,7 +45,7 @@ export interface DemographicsSettings {
   faceresInputSize: number;
 }
 
-/** Models that give age (years) and a male probability: FaceRes (~0.6× GEAR's cost) or face-api's AgeGenderNet (~0.05×). */
+/** Models that give age (years) and a male probability: FaceRes (~0.65× GEAR's cost) or face-api's AgeGenderNet (~0.2×). */
 export type AgeGenderModelId = 'faceres' | 'faceapi-age-gender';
 
 export interface FaceAnalysis {

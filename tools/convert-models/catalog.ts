@@ -40,6 +40,13 @@ const human = (file: string) => ({
   sourceFiles: [`models/${file}.json`, `models/${file}.bin`],
 });
 
+/** a face-api weight-only net: its weights manifest and shard, rebuilt by the converter's `kind` */
+const faceApi = (kind: 'faceapi-recognition' | 'faceapi-expression' | 'faceapi-age-gender', name: string) => ({
+  package: '@vladmandic/face-api' as const,
+  sourceFiles: [`model/${name}-weights_manifest.json`, `model/${name}.bin`],
+  source: { kind, manifest: `model/${name}-weights_manifest.json` },
+});
+
 const BLAZEFACE_OUTPUTS = (small: number, large: number) => ({
   scores_fine: `logits (apply sigmoid) for the ${small * small * 2} anchors of the finer grid (${small}x${small} cells x 2 anchors)`,
   scores_coarse: `logits (apply sigmoid) for the ${large * large * 6} anchors of the coarser grid (${large}x${large} cells x 6 anchors)`,
@@ -176,9 +183,7 @@ export const CATALOG: CatalogEntry[] = [
   },
   {
     id: 'faceapi-recognition',
-    package: '@vladmandic/face-api',
-    sourceFiles: ['model/face_recognition_model-weights_manifest.json', 'model/face_recognition_model.bin'],
-    source: { kind: 'faceapi-recognition', manifest: 'model/face_recognition_model-weights_manifest.json' },
+    ...faceApi('faceapi-recognition', 'face_recognition_model'),
     description: 'face-api.js ResNet-34-like 128-d face recogniser (dlib architecture), 150x150 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'aligned face crop padded to a centred square, 150x150; mean subtraction happens inside the graph' },
     outputs: { descriptor: '128-d descriptor (not normalised; same person when Euclidean distance < ~0.6)' },
@@ -191,18 +196,14 @@ export const CATALOG: CatalogEntry[] = [
   },
   {
     id: 'faceapi-expression',
-    package: '@vladmandic/face-api',
-    sourceFiles: ['model/face_expression_model-weights_manifest.json', 'model/face_expression_model.bin'],
-    source: { kind: 'faceapi-expression', manifest: 'model/face_expression_model-weights_manifest.json' },
+    ...faceApi('faceapi-expression', 'face_expression_model'),
     description: 'face-api.js expression classifier (7 classes), 112x112 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop padded to a centred square, 112x112; normalisation happens inside the graph' },
     outputs: { expressions: 'softmax over [neutral, happy, sad, angry, fearful, disgusted, surprised]' },
   },
   {
     id: 'faceapi-age-gender',
-    package: '@vladmandic/face-api',
-    sourceFiles: ['model/age_gender_model-weights_manifest.json', 'model/age_gender_model.bin'],
-    source: { kind: 'faceapi-age-gender', manifest: 'model/age_gender_model-weights_manifest.json' },
+    ...faceApi('faceapi-age-gender', 'age_gender_model'),
     description: 'face-api.js AgeGenderNet (TinyXception): age in years and gender, 112x112 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 255], crop: 'face box crop padded to a centred square, 112x112; normalisation happens inside the graph' },
     outputs: { age: 'age in years (regression)', gender: 'softmax over [male, female]' },

@@ -1,10 +1,11 @@
 // `npm run eval:attributes`: how much /detect's age, gender and ethnicity move with other
 // demographics settings: GEAR (the costliest per-face model) on a smaller crop, a different second
-// age/gender model (FaceRes or face-api's AgeGenderNet), or none. The dev data has no age or
-// ethnicity labels, so each variant is compared with the first one on the same faces (agreement);
-// gender is also scored against every identity's known gender.
-//   --variants 198+agegender,198+faceres,198 (GEAR crop side, then "+faceres[side]" or
-//   "+agegender" for the second model; the first is the reference)  --no-write (stdout only)
+// age/gender model (FaceRes or face-api's AgeGenderNet), or none. The dev data has no age labels,
+// so each variant is compared with the first one on the same faces (agreement); gender is also
+// scored against every identity's known gender, the top ethnicity against the public ones.
+//   --variants 198+agegender,198+faceres,198,176t+agegender (GEAR crop side, "t" to trim its margin
+//   at the same scale, then "+faceres[side]" or "+agegender" for the second model; the first is the
+//   reference)  --no-write (stdout only)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
