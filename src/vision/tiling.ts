@@ -77,6 +77,8 @@ export interface FramePassOptions {
   stride: number;
   /** scale step between passes: 2 gives every face two chances at neighbouring scales (with 4, two faces of groups/stock-group-1.jpg were missed) */
   levelRatio?: number;
+  /** a pass whose scale is within this factor of the whole-frame view's is left out (default 1.1) */
+  wholeViewMargin?: number;
 }
 
 /**
@@ -90,7 +92,8 @@ export function planFramePasses(width: number, height: number, o: FramePassOptio
   const wholeScale = o.nominal / Math.max(width, height);
   const passes: FramePass[] = [];
   // a level within 10% of the whole-frame view adds nothing (as in pyramidSizes)
-  for (let scale = (o.detectorMinFraction * o.nominal) / o.minFace; scale > wholeScale * 1.1; scale /= ratio) {
+  const margin = o.wholeViewMargin ?? 1.1;
+  for (let scale = (o.detectorMinFraction * o.nominal) / o.minFace; scale > wholeScale * margin; scale /= ratio) {
     const side = (n: number) => Math.max(o.stride, Math.ceil((n * scale) / o.stride) * o.stride);
     passes.push({ scale, width: side(width), height: side(height) });
   }

@@ -125,6 +125,16 @@ describe('whole-frame passes', () => {
     expect(planFramePasses(640, 480, { ...o, minFace: 64 })).toEqual([]);
   });
 
+  it('a wider whole-view margin drops the pass next to the whole view: 640×480 down to 28-px faces', () => {
+    expect(planFramePasses(640, 480, o).map((p) => [p.width, p.height])).toEqual([[304, 224], [160, 112]]);
+    expect(planFramePasses(640, 480, { ...o, wholeViewMargin: 1.25 }).map((p) => [p.width, p.height])).toEqual([[304, 224]]);
+    for (const [w, h] of [[1600, 1200], [910, 1137], [1434, 2333]] as const) {
+      const passes = planFramePasses(w, h, { ...o, wholeViewMargin: 1.25 });
+      expect(passes.length).toBeGreaterThan(0);
+      for (const p of passes) expect(p.scale).toBeGreaterThan((128 / Math.max(w, h)) * 1.25);
+    }
+  });
+
   it('the finest pass makes the smallest face the detector\'s smallest, coarser passes 2x apart, sides on the stride', () => {
     const passes = planFramePasses(2048, 922, o);
     expect(passes[0]!.scale).toBeCloseTo(12.8 / 28, 6);
