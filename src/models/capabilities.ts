@@ -4,7 +4,7 @@
 // counts the model requests of real apps against it.
 import { TRACKING_EMBEDDING } from '../media/people.ts';
 import { EMBEDDING } from '../service/recognition-config.ts';
-import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS as DEMOGRAPHICS_SETTINGS, demographicsModels } from '../worker/face-analyzer.ts';
+import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels } from '../worker/face-analyzer.ts';
 import { DETECTION } from '../worker/image-analysis.ts';
 
 export interface Capability {
@@ -16,14 +16,14 @@ export interface Capability {
 
 /** Detection, then the face mesh that verifies each face and gives its landmarks and pose. */
 const FACES = [DETECTION.detector, 'facemesh'] as const;
-/** Age, gender and ethnicity. */
-const DEMOGRAPHICS = demographicsModels(DEMOGRAPHICS_SETTINGS);
+/** Age, gender and ethnicity: the models of the shipped demographics settings. */
+const DEMOGRAPHIC_MODELS = demographicsModels(DEMOGRAPHICS);
 
 export const CAPABILITIES = {
-  detect: { calls: 'detect', models: [...FACES, ...DEMOGRAPHICS] },
+  detect: { calls: 'detect', models: [...FACES, ...DEMOGRAPHIC_MODELS] },
   liveness: { calls: "selector 'liveness' (adds to the call's models)", models: ['antispoof', 'liveness'] },
-  recognize: { calls: 'enroll, verify, recognize', models: [...FACES, ...DEMOGRAPHICS, EMBEDDING.model] },
-  emotion: { calls: 'mediaPost (emotion video, v2)', models: [...FACES, ...DEMOGRAPHICS, DEFAULT_EMOTION_MODEL, TRACKING_EMBEDDING] },
+  recognize: { calls: 'enroll, verify, recognize', models: [...FACES, ...DEMOGRAPHIC_MODELS, EMBEDDING.model] },
+  emotion: { calls: 'mediaPost (emotion video, v2)', models: [...FACES, ...DEMOGRAPHIC_MODELS, DEFAULT_EMOTION_MODEL, TRACKING_EMBEDDING] },
   // engine.watch: detector and mesh on the frames, emotions per followed face (default emotionModel)
   live: { calls: "watch (live video); with a galleryName add 'recognize'", models: [...FACES, DEFAULT_EMOTION_MODEL] },
 } as const satisfies Record<string, Capability>;
