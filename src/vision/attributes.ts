@@ -31,9 +31,11 @@ export function faceresAge(probs: ArrayLike<number>): number {
 
 /**
  * Age in years: GEAR's 7-bin expectation, averaged with a second age model's years when one
- * ran (each alone is biased toward its training set's middle ages).
+ * ran (each alone is biased toward its training set's middle ages), or with `secondOnly` the
+ * second model's years alone.
  */
-export function estimateAge(gearAge: ArrayLike<number>, otherYears?: number): number {
+export function estimateAge(gearAge: ArrayLike<number>, otherYears?: number, secondOnly = false): number {
+  if (otherYears !== undefined && secondOnly) return otherYears;
   const gear = expectation(gearAge, GEAR_AGE_BINS);
   return otherYears === undefined ? gear : (otherYears + gear) / 2;
 }

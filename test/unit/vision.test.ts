@@ -253,18 +253,25 @@ describe('demographics from the attribute models', () => {
     expect(estimateAge(gearAt45, faceresAge(faceresAt31))).toBeCloseTo((45.5 + 31) / 2);
   });
 
+  it('age can be the second model\'s alone (the shipped setting), and falls back to GEAR\'s without one', () => {
+    expect(estimateAge(gearAt45, 31, true)).toBeCloseTo(31);
+    expect(estimateAge(gearAt45, undefined, true)).toBeCloseTo(45.5);
+  });
+
   it('male probability is the second model\'s when one ran, else GEAR\'s', () => {
     expect(estimateMale([0.8, 0.2])).toBeCloseTo(0.8);
     expect(estimateMale([0.8, 0.2], 0.2)).toBeCloseTo(0.2);
   });
 
   it('eval:attributes variants name GEAR\'s side and, optionally, the second age/gender model', () => {
-    expect(parseVariant('198')).toEqual({ gearInputSize: 198, ageGender: 'none', faceresInputSize: 224 });
-    expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, ageGender: 'faceres', faceresInputSize: 224 });
-    expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, ageGender: 'faceres', faceresInputSize: 192 });
-    expect(parseVariant('198+agegender')).toEqual({ gearInputSize: 198, ageGender: 'faceapi-age-gender', faceresInputSize: 224 });
-    expect(parseVariant('176t+agegender')).toEqual({ gearInputSize: 176, gearKeepScale: true, ageGender: 'faceapi-age-gender', faceresInputSize: 224 });
+    expect(parseVariant('198')).toEqual({ gearInputSize: 198, ageGender: 'none', faceresInputSize: 224, secondModelAge: false });
+    expect(parseVariant('198+faceres')).toEqual({ gearInputSize: 198, ageGender: 'faceres', faceresInputSize: 224, secondModelAge: false });
+    expect(parseVariant('160+faceres192')).toEqual({ gearInputSize: 160, ageGender: 'faceres', faceresInputSize: 192, secondModelAge: false });
+    expect(parseVariant('198+agegender')).toEqual({ gearInputSize: 198, ageGender: 'faceapi-age-gender', faceresInputSize: 224, secondModelAge: false });
+    expect(parseVariant('176t+agegender')).toEqual({ gearInputSize: 176, gearKeepScale: true, ageGender: 'faceapi-age-gender', faceresInputSize: 224, secondModelAge: false });
+    expect(parseVariant('176+agegender:age')).toEqual({ gearInputSize: 176, ageGender: 'faceapi-age-gender', faceresInputSize: 224, secondModelAge: true });
     expect(() => parseVariant('faceres')).toThrow(/GEAR crop side/);
+    expect(() => parseVariant('198:age')).toThrow(/GEAR crop side/);
   });
 });
 

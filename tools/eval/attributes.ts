@@ -70,6 +70,41 @@ const KNOWN_RACE: Record<string, string> = {
   penny: 'white',
 };
 
+/**
+ * Age ranges, years: the person's age over the years their photos can come from (birth years
+ * are public; the Big Bang Theory crops span the cast member's seasons, 2007–2019; Obama and
+ * Biden their years in national office, 2004–2021; Harington and Leslie their Game of Thrones
+ * years and after, 2011–2022; Miranda and Lacamoire Hamilton, 2015–2020). The stock_teen photos
+ * were judged by looking at them (13–22). Wide on purpose: they catch a model that reads a
+ * whole group years off, not a few years' error.
+ */
+const KNOWN_AGE: Record<string, readonly [number, number]> = {
+  obama: [43, 60], // born 1961
+  biden: [61, 79], // born 1942
+  kit_harington: [24, 36], // born 1986
+  rose_leslie: [24, 35], // born 1987
+  lin_manuel_miranda: [35, 40], // born 1980
+  alex_lacamoire: [39, 45], // born 1975
+  amy: [34, 44], // Mayim Bialik, born 1975; Amy 2010–2019
+  bernadette: [28, 39], // Melissa Rauch, born 1980; 2009–2019
+  howard: [26, 39], // Simon Helberg, born 1980
+  leonard: [32, 44], // Johnny Galecki, born 1975
+  penny: [21, 34], // Kaley Cuoco, born 1985
+  raj: [26, 38], // Kunal Nayyar, born 1981
+  sheldon: [34, 46], // Jim Parsons, born 1973
+  stuart: [38, 49], // Kevin Sussman, born 1970; 2009–2019
+  stock_teen_5: [13, 22],
+  stock_teen_6: [13, 22],
+  stock_teen_7: [13, 22],
+  stock_teen_8: [13, 22],
+  stock_teen_a: [13, 22],
+};
+
+/** years from `age` to the range (0 inside it) */
+function yearsOutside(age: number, [lo, hi]: readonly [number, number]): number {
+  return age < lo ? lo - age : age > hi ? age - hi : 0;
+}
+
 type Demo = NonNullable<EvalFace['demographics']>;
 const topRace = (d: Demo) => Object.entries(d.race).sort((a, b) => b[1] - a[1])[0]![0];
 
@@ -83,6 +118,11 @@ export interface VariantScore {
   genderLabelled: number;
   raceCorrect: number;
   raceLabelled: number;
+  /** faces whose age falls in the identity's public range, of those with a range */
+  ageInRange: number;
+  ageLabelled: number;
+  /** mean years outside the range over the labelled faces (0 inside) */
+  meanYearsOutside: number;
 }
 
 /** Scores one variant's faces against the reference variant's faces (same files, same order: pure). */
@@ -92,6 +132,7 @@ export function scoreVariant(
   candidate: (Demo | undefined)[],
   male: (boolean | undefined)[],
   race: (string | undefined)[] = [],
+  ageRange: (readonly [number, number] | undefined)[] = [],
 ): VariantScore {
   let faces = 0;
   let raceAgree = 0;
@@ -101,6 +142,9 @@ export function scoreVariant(
   let genderLabelled = 0;
   let raceCorrect = 0;
   let raceLabelled = 0;
+  let ageInRange = 0;
+  let ageLabelled = 0;
+  let yearsOut = 0;
   for (let i = 0; i < reference.length; i++) {
     const r = reference[i];
     const c = candidate[i];
@@ -117,8 +161,28 @@ export function scoreVariant(
       raceLabelled++;
       if (topRace(c) === race[i]) raceCorrect++;
     }
+    const range = ageRange[i];
+    if (range) {
+      ageLabelled++;
+      const out = yearsOutside(c.age, range);
+      if (out === 0) ageInRange++;
+      yearsOut += out;
+    }
   }
-  return { variant, faces, raceAgree, genderAgree, meanAgeDiff: faces ? ageDiff / faces : NaN, genderCorrect, genderLabelled, raceCorrect, raceLabelled };
+  return {
+    variant,
+    faces,
+    raceAgree,
+    genderAgree,
+    meanAgeDiff: faces ? ageDiff / faces : NaN,
+    genderCorrect,
+    genderLabelled,
+    raceCorrect,
+    raceLabelled,
+    ageInRange,
+    ageLabelled,
+    meanYearsOutside: ageLabelled ? yearsOut / ageLabelled : NaN,
+  };
 }
 
 async function main(): Promise<void> {
@@ -143,19 +207,20 @@ async function main(): Promise<void> {
   const male = files.map((f) => KNOWN_MALE[f.identity ?? '']);
   const reference = byVariant.get(variants[0]!)!;
   const race = files.map((f) => KNOWN_RACE[f.identity ?? '']);
-  const scores = variants.map((v) => scoreVariant(v, reference, byVariant.get(v)!, male, race));
+  const ages = files.map((f) => KNOWN_AGE[f.identity ?? '']);
+  const scores = variants.map((v) => scoreVariant(v, reference, byVariant.get(v)!, male, race, ages));
   const describe = (v: string) => describeVariant(parseVariant(v));
   const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(0)}%)`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run eval:attributes\` (tools/eval/attributes.ts); regenerate rather than edit.`,
     '',
-    `The ${files.length} images of ../shared/data/faces through /detect's demographics, each variant of the models; agreement is with ${describe(variants[0]!)} on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities' known gender, the top ethnicity against the ${Object.keys(KNOWN_RACE).length} identities whose ethnicity is public (${race.filter(Boolean).length} faces, mostly white).`,
+    `The ${files.length} images of ../shared/data/faces through /detect's demographics, each variant of the models; agreement is with ${describe(variants[0]!)} on the same face. Gender is also scored against the ${Object.keys(KNOWN_MALE).length} identities' known gender, the top ethnicity against the ${Object.keys(KNOWN_RACE).length} identities whose ethnicity is public (${race.filter(Boolean).length} faces, mostly white), the age against the range of ages the photos of ${Object.keys(KNOWN_AGE).length} identities can show (${ages.filter(Boolean).length} faces; birth years are public, the ranges are wide: tools/eval/attributes.ts).`,
     '',
-    '| demographics | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) | top ethnicity correct (labelled) |',
-    '|--:|--:|--:|--:|--:|--:|--:|',
+    '| demographics | faces | top ethnicity agrees | gender agrees | mean age difference (years) | gender correct (labelled) | top ethnicity correct (labelled) | age in range (labelled) | mean years outside the range |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...scores.map(
       (s) =>
-        `| ${describe(s.variant)} | ${s.faces} | ${pct(s.raceAgree, s.faces)} | ${pct(s.genderAgree, s.faces)} | ${s.meanAgeDiff.toFixed(1)} | ${pct(s.genderCorrect, s.genderLabelled)} | ${pct(s.raceCorrect, s.raceLabelled)} |`,
+        `| ${describe(s.variant)} | ${s.faces} | ${pct(s.raceAgree, s.faces)} | ${pct(s.genderAgree, s.faces)} | ${s.meanAgeDiff.toFixed(1)} | ${pct(s.genderCorrect, s.genderLabelled)} | ${pct(s.raceCorrect, s.raceLabelled)} | ${pct(s.ageInRange, s.ageLabelled)} | ${s.meanYearsOutside.toFixed(1)} |`,
     ),
   ];
   const table = lines.join('\n');
