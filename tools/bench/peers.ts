@@ -64,6 +64,13 @@ const DATA = resolve(projectRoot, '../shared/data');
 const PAGE = '/tools/bench/pages/peers.html';
 const FRAME = '/tools/bench/pages/peer-frame.html';
 const SINGLE_ID = 'single';
+/**
+ * the libraries' own files, sent as they are on disk (as a static server or CDN would) rather than
+ * through vite's transforms, which inline each bundle's source map into it: human's 2.1 MB bundle
+ * was served as 7.0 MB, the engine's 0.4 MB entry and 0.3 MB worker as 1.9 and 1.7 MB, and every
+ * byte of it parsed before the library could start
+ */
+const LIBRARY_FILES = ['/dist/lib/', '/node_modules/@vladmandic/human/dist/', '/node_modules/@vladmandic/face-api/dist/', '/node_modules/@tensorflow/tfjs-backend-wasm/dist/'];
 const WARMUP_MIN_MS = 3000;
 const COLD_TIMEOUT_MS = 180_000;
 /** after a cold start, how long the page stays open before the revisit: V8 writes its WASM code cache a few seconds after tier-up */
@@ -189,7 +196,7 @@ async function measure(values: Options): Promise<Measured> {
     return inBand.length ? [inBand.reduce((a, c) => (c.width * c.height > a.width * a.height ? c : a)).path] : [];
   })];
 
-  return withBrowserSession({ console: values.console, callTimeoutMs: 600_000, timeoutMs: 120_000, optimizeEntries: [PAGE, FRAME] }, async (session) => {
+  return withBrowserSession({ console: values.console, callTimeoutMs: 600_000, timeoutMs: 120_000, optimizeEntries: [PAGE, FRAME], staticPaths: LIBRARY_FILES }, async (session) => {
     await session.open(PAGE);
     await waitForIdle(values.waitIdle);
     const before = cpuSnapshot();
@@ -351,7 +358,7 @@ function renderDoc(m: Measured): string {
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${m.setup.hardwareConcurrency}); other processes used ${pct(m.othersWarm)} of the CPU during the warm passes ` +
       `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times, and not evenly: work split across 2 threads suffers most when the second core is busy; the three alternate call by call, so all see the same load)`,
-    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost; ` +
+    `- Browser: headless Chromium ${m.chromiumVersion}, pages from vite's dev server on localhost, the libraries' own files (${LIBRARY_FILES.join(', ')}) sent as they are on disk, as a static server or CDN would (not through vite's transforms, which inline a bundle's source map into it); ` +
       (m.options.engineBuild === 'lib'
         ? "the engine is the npm package's build (`npm run build:lib`: dist/lib/index.js and its worker file, ORT's files and the models, served as static files), as an app loads it; "
         : "the engine's source modules and its worker are fetched one by one (unbundled, larger than in a build); ") +

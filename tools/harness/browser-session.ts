@@ -3,12 +3,12 @@
 // apply), or a production build of given pages (`builtPages`), drives Debian's Chromium through playwright-core, and calls functions a page
 // registered with tools/harness/page.ts. Everything is torn down on close, errors,
 // timeouts and Ctrl-C.
-import { resolve } from 'node:path';
+import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
+import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
-import { rmSync } from 'node:fs';
-import { createServer } from 'vite';
-import { chromiumArgs, chromiumPath } from '../browser-env.ts';
+import { createServer, type Plugin } from 'vite';
+import { chromiumArgs, chromiumPath, crossOriginIsolationHeaders } from '../browser-env.ts';
 import { serveBuiltSite } from './built-site.ts';
 import type {} from './page.ts'; // declares globalThis.__harness for the evaluate callbacks
 
@@ -38,6 +38,12 @@ export interface BrowserSessionOptions {
    * is found late, e.g. because the scan of another page failed.
    */
   optimizeEntries?: string[];
+  /**
+   * Dev server only: project paths under which files are sent as they are on disk (what a static
+   * server or CDN gives), not through vite's transforms, which add an inline source map several
+   * times the size of a minified bundle to every script (e.g. '/dist/lib/' or one file).
+   */
+  staticPaths?: string[];
 }
 
 /** The server behind a session: the dev server or a served build. */
@@ -70,7 +76,31 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function startViteDevServer(optimizeEntries?: string[]): Promise<Served> {
+/** A vite plugin that sends files under `prefixes` byte-for-byte, with the cross-origin isolation headers. */
+function staticFiles(prefixes: readonly string[]): Plugin {
+  return {
+    name: 'harness-static-files',
+    configureServer(server) {
+      // registered here (not returned) so it runs before vite's transform middleware
+      server.middlewares.use((req, res, next) => {
+        const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
+        if (!prefixes.some((p) => path.startsWith(p))) return next();
+        const file = normalize(join(projectRoot, path));
+        if (!file.startsWith(projectRoot) || !existsSync(file) || !statSync(file).isFile()) return next();
+        res.writeHead(200, {
+          'Content-Type': STATIC_TYPES[extname(file)] ?? 'application/octet-stream',
+          'Content-Length': String(statSync(file).size),
+          ...crossOriginIsolationHeaders,
+        });
+        createReadStream(file).pipe(res);
+      });
+    },
+  };
+}
+
+const STATIC_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream' };
+
+async function startViteDevServer(optimizeEntries?: string[], staticPaths: readonly string[] = []): Promise<Served> {
   const server = await createServer({
     configFile: resolve(projectRoot, 'vite.config.ts'),
     root: projectRoot,
@@ -88,7 +118,7 @@ async function startViteDevServer(optimizeEntries?: string[]): Promise<Served> {
     // no file watching: an edit elsewhere in the tree must not reload a page mid-measurement
     // (the HMR socket stays: vite's client logs errors without it). Set after config merging,
     // because mergeConfig drops a `watch: null` given inline.
-    plugins: [{ name: 'harness-no-watch', configResolved: (config) => void (config.server.watch = null) }],
+    plugins: [{ name: 'harness-no-watch', configResolved: (config) => void (config.server.watch = null) }, ...(staticPaths.length ? [staticFiles(staticPaths)] : [])],
   });
   try {
     await server.listen();
@@ -145,7 +175,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       (async () => {
         const vite = options.builtPages
           ? await serveBuiltSite(projectRoot, resolve(projectRoot, `test-results/harness-build-${process.pid}`), options.builtPages)
-          : await startViteDevServer(options.optimizeEntries);
+          : await startViteDevServer(options.optimizeEntries, options.staticPaths);
         server = vite;
         if (closing) await vite.close(); // timed out meanwhile: close() already ran
         browser = await chromium.launch({
