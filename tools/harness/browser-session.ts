@@ -87,11 +87,16 @@ function staticFiles(prefixes: readonly string[]): Plugin {
         if (!prefixes.some((p) => path.startsWith(p))) return next();
         const file = normalize(join(projectRoot, path));
         if (!file.startsWith(projectRoot) || !existsSync(file) || !statSync(file).isFile()) return next();
-        res.writeHead(200, {
-          'Content-Type': STATIC_TYPES[extname(file)] ?? 'application/octet-stream',
-          'Content-Length': String(statSync(file).size),
-          ...crossOriginIsolationHeaders,
-        });
+        const { size, mtime } = statSync(file);
+        // validators, as static servers send: a returning visitor revalidates (304) and keeps the
+        // browser's cached copy and V8's code cache for it; without them every visit re-downloads
+        const etag = `W/"${size}-${mtime.getTime()}"`;
+        const validators = { ETag: etag, 'Last-Modified': mtime.toUTCString(), 'Cache-Control': 'no-cache', ...crossOriginIsolationHeaders };
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, validators).end();
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': STATIC_TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': String(size), ...validators });
         createReadStream(file).pipe(res);
       });
     },
