@@ -3,13 +3,14 @@
 // apply), or a production build of given pages (`builtPages`), drives Debian's Chromium through playwright-core, and calls functions a page
 // registered with tools/harness/page.ts. Everything is torn down on close, errors,
 // timeouts and Ctrl-C.
-import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
-import { extname, join, normalize, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { createServer, type Plugin } from 'vite';
 import { chromiumArgs, chromiumPath, crossOriginIsolationHeaders } from '../browser-env.ts';
 import { serveBuiltSite } from './built-site.ts';
+import { sendFile } from './static-server.ts';
 import type {} from './page.ts'; // declares globalThis.__harness for the evaluate callbacks
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,7 +77,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A vite plugin that sends files under `prefixes` byte-for-byte, with the cross-origin isolation headers. */
+/** A vite plugin that sends files under `prefixes` as they are on disk (tools/harness/static-server.ts), with the cross-origin isolation headers. */
 function staticFiles(prefixes: readonly string[]): Plugin {
   return {
     name: 'harness-static-files',
@@ -84,26 +85,11 @@ function staticFiles(prefixes: readonly string[]): Plugin {
       // registered here (not returned) so it runs before vite's transform middleware
       server.middlewares.use((req, res, next) => {
         const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
-        if (!prefixes.some((p) => path.startsWith(p))) return next();
-        const file = normalize(join(projectRoot, path));
-        if (!file.startsWith(projectRoot) || !existsSync(file) || !statSync(file).isFile()) return next();
-        const { size, mtime } = statSync(file);
-        // validators, as static servers send: a returning visitor revalidates (304) and keeps the
-        // browser's cached copy and V8's code cache for it; without them every visit re-downloads
-        const etag = `W/"${size}-${mtime.getTime()}"`;
-        const validators = { ETag: etag, 'Last-Modified': mtime.toUTCString(), 'Cache-Control': 'no-cache', ...crossOriginIsolationHeaders };
-        if (req.headers['if-none-match'] === etag) {
-          res.writeHead(304, validators).end();
-          return;
-        }
-        res.writeHead(200, { 'Content-Type': STATIC_TYPES[extname(file)] ?? 'application/octet-stream', 'Content-Length': String(size), ...validators });
-        createReadStream(file).pipe(res);
+        if (!prefixes.some((p) => path.startsWith(p)) || !sendFile(req, res, projectRoot.replace(/\/$/, ''), path, crossOriginIsolationHeaders)) next();
       });
     },
   };
 }
-
-const STATIC_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.onnx': 'application/octet-stream' };
 
 async function startViteDevServer(optimizeEntries?: string[], staticPaths: readonly string[] = []): Promise<Served> {
   const server = await createServer({
