@@ -63,6 +63,22 @@ describe('8-bit weight storage', () => {
     expect(changed.gender_output).toBeLessThanOrEqual(1);
   });
 
+  it('int8 antispoof gives the float model\'s real-face probability on the calibration faces (mean change ≤ 0.01, none over 0.05)', async () => {
+    const entry = CATALOG.find((c) => c.id === 'antispoof')!;
+    const crops = calibrationCrops(128, entry.input.range);
+    const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
+    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/antispoof.onnx'));
+    const changes: number[] = [];
+    for (const crop of crops) {
+      const feeds = { [float.inputNames[0]!]: new ort.Tensor('float32', crop, [1, 128, 128, 3]) };
+      const [a, b] = [await float.run(feeds), await shipped.run(feeds)];
+      changes.push(Math.abs((a.activation_4!.data as Float32Array)[0]! - (b.activation_4!.data as Float32Array)[0]!));
+    }
+    expect(crops.length).toBeGreaterThanOrEqual(40);
+    expect(changes.reduce((x, y) => x + y, 0) / changes.length).toBeLessThanOrEqual(0.01);
+    expect(Math.max(...changes)).toBeLessThanOrEqual(0.05);
+  });
+
   it('int8 FaceRes gives the float model\'s gender (at most one change) and age (mean change ≤ 1 year) on the calibration faces', async () => {
     const entry = CATALOG.find((c) => c.id === 'faceres')!;
     const crops = calibrationCrops(224, entry.input.range);
