@@ -8,9 +8,9 @@ import type { DemographicsSettings } from '../../src/worker/face-analyzer.ts';
  * the age from the second model alone ("176+agegender:age") (pure).
  */
 export function parseVariant(variant: string): DemographicsSettings {
-  // every setting explicit: the page merges a variant over the shipped settings
   const match = /^(\d+)(t?)(?:\+(faceres(\d+)?|agegender)(:age)?)?$/.exec(variant.trim());
   if (!match) throw new Error(`variant "${variant}": expected a GEAR crop side, optionally followed by +faceres[side] or +agegender, then optionally :age`);
+  // every setting explicit: the page merges a variant over the shipped settings
   const ageGender = match[3] === undefined ? 'none' : match[3] === 'agegender' ? 'faceapi-age-gender' : 'faceres';
   return { gearInputSize: Number(match[1]), ...(match[2] ? { gearKeepScale: true } : {}), ageGender, faceresInputSize: Number(match[4] ?? 224), secondModelAge: match[5] !== undefined };
 }

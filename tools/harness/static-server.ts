@@ -1,6 +1,7 @@
 // A plain static file server for apps built outside this project (test/package): serves a
 // folder as any web server would, with or without the COOP/COEP headers, and records every
-// path it was asked for so a test can count what a page downloaded.
+// path it was asked for so a test can count what a page downloaded. Its sendFile() also serves
+// the bench's library files past vite's transforms (browser-session.ts `staticPaths`).
 import { createReadStream, statSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
