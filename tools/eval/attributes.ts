@@ -1,11 +1,11 @@
 // `npm run eval:attributes`: how much /detect's age, gender and ethnicity move with other
 // demographics settings: GEAR (the costliest per-face model) on a smaller crop, a different second
-// age/gender model (FaceRes or face-api's AgeGenderNet), or none. The dev data has no age labels,
-// so each variant is compared with the first one on the same faces (agreement); gender is also
-// scored against every identity's known gender, the top ethnicity against the public ones.
-//   --variants 198+agegender,198+faceres,198,176t+agegender (GEAR crop side, "t" to trim its margin
-//   at the same scale, then "+faceres[side]" or "+agegender" for the second model; the first is the
-//   reference)  --no-write (stdout only)
+// age/gender model (FaceRes or face-api's AgeGenderNet), or none. Each variant is compared with the
+// first one on the same faces (agreement) and scored against what is public: every identity's
+// gender, the ethnicity of some, and the range of ages their photos can show (KNOWN_AGE).
+//   --variants (default: the table in docs/accuracy.md, the shipped setting first; GEAR crop side, "t" to trim its
+//   margin at the same scale, then "+faceres[side]" or "+agegender" for the second model, ":age" to
+//   take the age from it alone; the first is the reference)  --no-write (stdout only)
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
@@ -186,7 +186,7 @@ export function scoreVariant(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { variants: { type: 'string', default: '198+faceres,198,160' }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { variants: { type: 'string', default: '176+agegender:age,198+agegender,198+agegender:age,198,198+faceres,160+agegender:age' }, 'no-write': { type: 'boolean', default: false } } });
   const variants = values.variants.split(',').map((v) => v.trim());
   const files: ManifestFile[] = loadEvalSets().faces;
   const byVariant = new Map<string, (Demo | undefined)[]>();
