@@ -17,32 +17,43 @@ import type { SearchIndexWorkerApi } from './index.worker.ts';
 export type IndexWorkerFactory = () => Worker;
 const inlineWorker: IndexWorkerFactory = () => new IndexWorker({ name: 'search-index' });
 
+/** The started worker: its comlink handle and whether it answers (false: the fallback serves). */
+interface Started {
+  worker: Worker | undefined;
+  api: Comlink.Remote<SearchIndexWorkerApi> | undefined;
+  remote: Promise<boolean>;
+  unsubscribe: () => void;
+}
+
 export class RemoteSearchIndex {
-  private readonly worker: Worker | undefined;
-  private readonly api: Comlink.Remote<SearchIndexWorkerApi> | undefined;
-  private readonly unsubscribe: () => void;
-  /** true when the worker serves searches; false: it could not start (e.g. a CSP without worker-src blob:) */
-  private readonly remote: Promise<boolean>;
+  /**
+   * The worker starts on the first search, preload or stats, not with the engine: an app that
+   * never recognises pays nothing, and a cold start's first /detect does not share the CPU with
+   * it. Writes before then need no forwarding: the worker reads storage when it opens.
+   */
+  private started: Started | undefined;
   /** the fallback: the same index on this thread, as before the worker existed */
   private local: GallerySearchIndex | undefined;
+  private closed = false;
 
   constructor(
     private readonly store: GalleryStore,
-    startWorker: IndexWorkerFactory = inlineWorker,
-  ) {
+    private readonly startWorker: IndexWorkerFactory = inlineWorker,
+  ) {}
+
+  private start(): Started {
+    if (this.started) return this.started;
     let worker: Worker | undefined;
     try {
-      worker = startWorker();
+      worker = this.closed ? undefined : this.startWorker();
     } catch {
       worker = undefined;
     }
-    this.worker = worker;
-    this.api = worker && Comlink.wrap<SearchIndexWorkerApi>(worker);
-    const api = this.api;
-    this.remote =
+    const api = worker && Comlink.wrap<SearchIndexWorkerApi>(worker);
+    const remote =
       worker && api
         ? Promise.race([
-            api.open(store.name, store.id).then(() => true),
+            api.open(this.store.name, this.store.id).then(() => true),
             // a script that cannot load or run never answers: its error event says so
             new Promise<boolean>((resolve) =>
               worker.addEventListener(
@@ -57,42 +68,50 @@ export class RemoteSearchIndex {
           ]).catch(() => false)
         : Promise.resolve(false);
     // forwarded, not awaited: ordering on the port is what matters, and a failure shows in the next search
-    this.unsubscribe = store.onChange((change) => void api?.apply(change).catch(() => {}));
+    const unsubscribe = this.store.onChange((change) => void api?.apply(change).catch(() => {}));
+    this.started = { worker, api, remote, unsubscribe };
+    return this.started;
   }
 
   /** Whether searches run in the worker (false: on this thread, the fallback). */
   inWorker(): Promise<boolean> {
-    return this.remote;
+    return this.start().remote;
   }
 
   async searchSubjects(target: IndexTarget, query: Float32Array, k: number, minSimilarity?: number): Promise<SubjectMatch[]> {
-    if (!(await this.remote) || !this.api) return this.fallback().searchSubjects(target, query, k, minSimilarity);
-    const result = await this.api.searchSubjects(target, query, k, minSimilarity);
+    const { remote, api } = this.start();
+    if (!(await remote) || !api) return this.fallback().searchSubjects(target, query, k, minSimilarity);
+    const result = await api.searchSubjects(target, query, k, minSimilarity);
     if (!result.ok) throw new EngineError(result.error.kind, result.error.message);
     return result.value;
   }
 
   /** Starts reading a gallery's matrix (in the worker: nothing waits on the main thread). */
   async preload(target: IndexTarget): Promise<number> {
-    if (!(await this.remote) || !this.api) return (await this.fallback().matrix(target)).size;
-    const result = await this.api.preload(target);
+    const { remote, api } = this.start();
+    if (!(await remote) || !api) return (await this.fallback().matrix(target)).size;
+    const result = await api.preload(target);
     if (!result.ok) throw new EngineError(result.error.kind, result.error.message);
     return result.value;
   }
 
   async stats(): Promise<IndexStats> {
-    return (await this.remote) && this.api ? this.api.stats() : this.fallback().stats();
+    const { remote, api } = this.start();
+    return (await remote) && api ? api.stats() : this.fallback().stats();
   }
 
   close(): void {
-    this.unsubscribe();
+    this.closed = true;
     this.local?.close();
-    if (this.api) {
-      void this.api.close().catch(() => {});
-      this.api[Comlink.releaseProxy]();
+    const started = this.started;
+    if (!started) return;
+    started.unsubscribe();
+    if (started.api) {
+      void started.api.close().catch(() => {});
+      started.api[Comlink.releaseProxy]();
     }
     // give close() its turn before the thread goes away
-    setTimeout(() => this.worker?.terminate(), 0);
+    setTimeout(() => started.worker?.terminate(), 0);
   }
 
   private fallback(): GallerySearchIndex {

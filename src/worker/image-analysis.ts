@@ -46,6 +46,14 @@ export function modelsOfRequest(options: ImageAnalysisOptions, settings: Detecti
   return ids;
 }
 
+/**
+ * Every model a request runs starts loading now, side by side, instead of one after another as
+ * the pipeline reaches it (loads happen once; a failed load is retried and reported where it is used).
+ */
+function startModelLoads(options: ImageAnalysisOptions, models: ModelRegistry): void {
+  for (const id of modelsOfRequest(options, { ...DETECTION, ...options.detection })) models.load(id).catch(() => {});
+}
+
 export interface DetectionSettings {
   detector: DetectorId;
   minScore: number;
@@ -105,6 +113,9 @@ export async function analyzeImage(
   deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch; formats?: readonly ImageFormat[] },
 ): Promise<ImageAnalysis> {
   const started = performance.now();
+  // the models download (and their sessions start) while the image is fetched and decoded:
+  // in a cold start that is most of the wait for ORT's WASM, when the worker is otherwise idle
+  startModelLoads(options, deps.models);
   const bytes = await loadImageBytes(input, { fetch: deps.fetch });
   const image = await decodeImage(bytes, { formats: deps.formats });
   try {
@@ -127,9 +138,7 @@ export async function analyzeBitmap(
 ): Promise<ImageAnalysis> {
   const started = performance.now();
   const settings = { ...DETECTION, ...options.detection };
-  // every model this request runs starts loading now, side by side, instead of one after
-  // another as the pipeline reaches it (a failed load is retried and reported where it is used)
-  for (const id of modelsOfRequest(options, settings)) deps.models.load(id).catch(() => {});
+  startModelLoads(options, deps.models);
   const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
   const { faces: detections, stats } = await detectFaces(
     bitmap,

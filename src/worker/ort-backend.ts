@@ -2,6 +2,7 @@
 // WASM paths and thread count, and creates sessions. Everything else sees plain data.
 import type { InferenceSession } from 'onnxruntime-web';
 import type { BackendPreference, RuntimeEnv } from '../env.ts';
+import { runtimeStartModel } from './runtime-start-model.ts';
 
 type Ort = typeof import('onnxruntime-web');
 
@@ -32,6 +33,8 @@ async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
 }
 
 export class OrtBackend {
+  private started: Promise<void> | undefined;
+
   private constructor(
     private readonly ort: Ort,
     private readonly providers: string[],
@@ -70,6 +73,19 @@ export class OrtBackend {
       note,
     };
     return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info);
+  }
+
+  /**
+   * Starts ORT's WASM runtime now (fetch, compile, instantiate, its threads) instead of when the
+   * first model has been downloaded: the two then overlap. Resolves when it is up; a failure is
+   * not thrown here but where a real session is created.
+   */
+  start(): Promise<void> {
+    this.started ??= this.createSession(runtimeStartModel()).then(
+      (session) => void session.release(),
+      () => undefined,
+    );
+    return this.started;
   }
 
   /** @internal (the package's types do not name onnxruntime-web: tsconfig.lib.json stripInternal) */

@@ -67,6 +67,28 @@ describe('the search index worker', () => {
     expect('Errors' in r && r.Errors[0]!.ErrCode).toBe(5004);
   });
 
+  it('starts its worker at the first search, not before, and that search sees the writes made meanwhile', async () => {
+    const store = await GalleryStore.open({ name: `${storageName}-lazy`, broadcast: false });
+    const target = { appId: 'demo', gallery: 'late', modelId: EMBEDDING.id };
+    const embedding = new Float32Array(128).fill(1 / Math.sqrt(128));
+    let started = 0;
+    const index = new RemoteSearchIndex(store, () => {
+      started++;
+      return new Worker(new URL('../../src/store/index.worker.ts', import.meta.url), { type: 'module' });
+    });
+    try {
+      await store.importTemplates('demo', 'late', [{ subject: 'written-before', template: { modelId: EMBEDDING.id, embedding, box: { topLeftX: 0, topLeftY: 0, width: 1, height: 1 }, attributes: {}, quality: 0.5 } }]);
+      expect(started).toBe(0); // a cold start's first /detect does not share the CPU with it
+      const matches = await index.searchSubjects(target, embedding, 1);
+      expect(started).toBe(1);
+      expect(await index.inWorker()).toBe(true);
+      expect(matches.map((m) => m.subject)).toEqual(['written-before']);
+    } finally {
+      index.close();
+      store.close();
+    }
+  });
+
   it('runs in the worker; a worker that cannot start falls back to this thread, and searches still answer', async () => {
     const store = await GalleryStore.open({ name: storageName, broadcast: false });
     const target = { appId: 'demo', gallery: 'people', modelId: EMBEDDING.id };

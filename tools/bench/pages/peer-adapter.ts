@@ -36,11 +36,13 @@ export interface PeerOptions {
   tfjsNativeThreads: boolean;
   /** this engine as apps get it (the npm package's build in dist/lib) or its source modules through vite's dev server */
   engineBuild: EngineBuild;
+  /** another package build's folder under dist/ for engineBuild 'lib' (A/B runs: tools/bench/cold-ab.ts); default 'lib' */
+  engineLibDir?: string;
 }
 
 export type EngineBuild = 'lib' | 'src';
 /** where the package build (npm run build:lib) is served from: the project root, by vite's dev server */
-export const ENGINE_LIB_ENTRY = '/dist/lib/index.js';
+export const engineLibEntry = (dir = 'lib') => `/dist/${dir}/index.js`;
 
 /** Each peer module exports this. */
 export type StartPeer = (options: PeerOptions) => Promise<PeerAdapter>;

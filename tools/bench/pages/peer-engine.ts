@@ -2,14 +2,14 @@
 // on ORT-web's wasm backend (see peer-adapter.ts); by default from the npm package's build, one
 // ESM file and its worker, as an app loads it (the source modules one by one with engineBuild 'src').
 import type * as EngineModule from '../../../src/index.ts';
-import { ENGINE_LIB_ENTRY, type StartPeer } from './peer-adapter.ts';
+import { engineLibEntry, type StartPeer } from './peer-adapter.ts';
 
-export const start: StartPeer = async ({ threads, engineBuild }) => {
+export const start: StartPeer = async ({ threads, engineBuild, engineLibDir }) => {
   // everything from the engine's own entry: a static import of a src/ module here (its error
   // codes) made vite's dev server load it and zod module by module before the engine could start
   // (~0.4 s of every cold start, charged to the engine)
   const { createEngine, ERRORS } = (
-    engineBuild === 'lib' ? await import(/* @vite-ignore */ ENGINE_LIB_ENTRY) : await import('../../../src/index.ts')
+    engineBuild === 'lib' ? await import(/* @vite-ignore */ engineLibEntry(engineLibDir)) : await import('../../../src/index.ts')
   ) as Pick<typeof EngineModule, 'createEngine' | 'ERRORS'>;
   const engine = await createEngine({ backend: 'wasm', numThreads: threads });
   // where the first answer's time goes (printed with bench:peers' cold starts)

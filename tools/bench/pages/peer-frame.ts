@@ -1,5 +1,5 @@
 // One library of the side-by-side bench in its own page (see peer-adapter.ts for why).
-//   ?peer=human|faceapi|engine&threads=N[&tfjs=native][&engine=lib|src]   (see PeerOptions)
+//   ?peer=human|faceapi|engine&threads=N[&tfjs=native][&engine=lib|src][&lib=DIR]   (see PeerOptions)
 //   (no mode)               embedded in peers.html: exposes window.__peer to the parent frame
 //   &mode=cold&photo=ID     a cold start: the library starts as this module runs and, in
 //                           parallel, the photo is made; Node collects the first result with
@@ -25,6 +25,7 @@ const options: PeerOptions = {
   threads: Number(params.get('threads') ?? '2'),
   tfjsNativeThreads: params.get('tfjs') === 'native',
   engineBuild: params.get('engine') === 'src' ? 'src' : 'lib',
+  engineLibDir: params.get('lib') ?? undefined,
 };
 
 let readyAt = Number.NaN;

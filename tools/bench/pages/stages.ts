@@ -1,0 +1,40 @@
+// Runs in the stages bench page, driven by tools/bench/stages.ts: engine.detect (selector
+// LIVENESS, as bench:peers) on photos handed over as bytes, with the worker's per-stage times
+// and detector stats of every call.
+import { createEngine } from '../../../src/engine/engine.ts';
+import type { ImageTimings } from '../../../src/worker/image-analysis.ts';
+import { expose } from '../../harness/page.ts';
+
+export interface StagedCall {
+  id: string;
+  pass: number;
+  /** engine.detect, page side */
+  ms: number;
+  faces: number;
+  timings: ImageTimings;
+}
+
+const engine = await createEngine({ backend: 'wasm', numThreads: Number(new URLSearchParams(location.search).get('threads') ?? '2') });
+const photos = new Map<string, Blob>();
+let last: ImageTimings | undefined;
+engine.diagnostics.onTimings((event) => {
+  last = event.timings;
+});
+
+expose({
+  load(list: { id: string; bytes: number[]; type: string }[]) {
+    for (const p of list) photos.set(p.id, new Blob([new Uint8Array(p.bytes)], { type: p.type }));
+  },
+  async run(ids: string[], pass: number): Promise<StagedCall[]> {
+    const out: StagedCall[] = [];
+    for (const id of ids) {
+      last = undefined;
+      const t = performance.now();
+      const response = await engine.detect({ image: photos.get(id)!, selector: 'LIVENESS' });
+      const ms = performance.now() - t;
+      const faces = 'Errors' in response ? 0 : response.images[0]!.faces.length;
+      out.push({ id, pass, ms, faces, timings: last ?? ({} as ImageTimings) });
+    }
+    return out;
+  },
+});

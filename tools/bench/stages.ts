@@ -1,0 +1,51 @@
+// `npm run bench:stages`: where the engine's warm /detect time goes, per size band of the
+// bench:peers photo set (../shared/data faces/ and groups/): the worker's stage times
+// (decode, detect, mesh, demographics, liveness) summed over each band, medians of N passes.
+// For A/B work on one stage; the side-by-side numbers are bench:peers'.
+//   --passes N (3)  --only TEXT (photos whose path contains TEXT)  --threads N (2)  --per-photo
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
+import type { StagedCall } from './pages/stages.ts';
+import { BANDS } from './peers-data.ts';
+import { ManifestSchema, benchImages } from './peers-manifest.ts';
+import { median } from './stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    passes: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    threads: { type: 'string', default: '2' },
+    'per-photo': { type: 'boolean', default: false },
+  },
+});
+const DATA = resolve(projectRoot, '../shared/data');
+const manifest = ManifestSchema.parse(JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')));
+const images = benchImages(manifest).filter((i) => !values.only || i.path.includes(values.only));
+const STAGES = ['decode', 'detect', 'mesh', 'demographics', 'liveness', 'total'] as const;
+
+await withBrowserSession({ callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
+  await session.open(`/tools/bench/pages/stages.html?threads=${values.threads}`);
+  for (let i = 0; i < images.length; i += 10) {
+    const chunk = images.slice(i, i + 10).map((img) => ({ id: img.path, bytes: [...readFileSync(resolve(DATA, img.path))], type: img.path.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
+    await session.call('load', chunk);
+  }
+  const ids = images.map((i) => i.path);
+  await session.call('run', ids.slice(0, 8), -1); // warm-up
+  const calls: StagedCall[] = [];
+  for (let p = 0; p < Number(values.passes); p++) calls.push(...(await session.call<StagedCall[]>('run', ids, p)));
+  const med = (id: string, pick: (c: StagedCall) => number) => median(calls.filter((c) => c.id === id).map(pick));
+  if (values['per-photo']) {
+    for (const img of images) {
+      console.log(`${img.path.padEnd(44)} ${img.width}x${img.height} faces ${med(img.path, (c) => c.faces)} ms ${med(img.path, (c) => c.ms).toFixed(0)} | ${STAGES.map((s) => `${s} ${med(img.path, (c) => c.timings[s] ?? 0).toFixed(1)}`).join(' ')}`);
+    }
+  }
+  for (const band of BANDS) {
+    const inBand = images.filter((i) => i.band === band.id);
+    if (!inBand.length) continue;
+    const sum = (pick: (c: StagedCall) => number) => inBand.reduce((a, i) => a + med(i.path, pick), 0);
+    const faces = sum((c) => c.faces);
+    console.log(`${band.label}: ${inBand.length} photos, ${faces} faces, engine.detect ${sum((c) => c.ms).toFixed(0)} ms | ${STAGES.map((s) => `${s} ${sum((c) => c.timings[s] ?? 0).toFixed(0)}`).join(' · ')}`);
+  }
+});
