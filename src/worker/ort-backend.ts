@@ -34,6 +34,8 @@ async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
 
 export class OrtBackend {
   private started: Promise<void> | undefined;
+  /** the latest session creation (settled or not): the next one waits for it */
+  private lastCreation: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ort: Ort,
@@ -90,10 +92,14 @@ export class OrtBackend {
 
   /** @internal (the package's types do not name onnxruntime-web: tsconfig.lib.json stripInternal) */
   async createSession(model: Uint8Array): Promise<InferenceSession> {
-    const session = await this.ort.InferenceSession.create(model, {
-      executionProviders: this.providers,
-      graphOptimizationLevel: 'all',
-    });
+    // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
+    // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
+    // call into ORT anyway, so queueing them costs nothing
+    const created = this.lastCreation.then(() =>
+      this.ort.InferenceSession.create(model, { executionProviders: this.providers, graphOptimizationLevel: 'all' }),
+    );
+    this.lastCreation = created.catch(() => undefined);
+    const session = await created;
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
     return session;
