@@ -50,9 +50,11 @@ export function modelsOfRequest(options: ImageAnalysisOptions, settings: Detecti
  * Every model a request runs starts loading now, side by side, instead of one after another as
  * the pipeline reaches it (loads happen once; a failed load is retried and reported where it is used).
  */
-function startModelLoads(options: ImageAnalysisOptions, models: ModelRegistry): void {
-  for (const id of modelsOfRequest(options, { ...DETECTION, ...options.detection })) models.load(id).catch(() => {});
+function startModelLoads(options: ImageAnalysisOptions, models: ModelRegistry, settings = detectionSettings(options)): void {
+  for (const id of modelsOfRequest(options, settings)) models.load(id).catch(() => {});
 }
+
+const detectionSettings = (options: ImageAnalysisOptions): DetectionSettings => ({ ...DETECTION, ...options.detection });
 
 export interface DetectionSettings {
   detector: DetectorId;
@@ -137,8 +139,8 @@ export async function analyzeBitmap(
   deps: { models: ModelRegistry; crops: CropRenderer },
 ): Promise<ImageAnalysis> {
   const started = performance.now();
-  const settings = { ...DETECTION, ...options.detection };
-  startModelLoads(options, deps.models);
+  const settings = detectionSettings(options);
+  startModelLoads(options, deps.models, settings);
   const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
   const { faces: detections, stats } = await detectFaces(
     bitmap,
