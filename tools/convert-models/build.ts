@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { fuseClipActivations } from '../onnx/clip-activations.ts';
 import { compressWeights, DEFAULT_COMPRESS, weightStorageOf } from '../onnx/compress-weights.ts';
 import { foldScaleShiftIntoNextConv } from '../onnx/fold-scale-shift.ts';
-import { serializeModel, type GraphDef } from '../onnx/onnx-model.ts';
+import { serializeModel, type GraphDef, type OpsetImport } from '../onnx/onnx-model.ts';
+import { ortOptimize } from '../onnx/ort-optimize.ts';
+import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
 import { quantizeConvs } from '../onnx/quantize-qdq.ts';
 import type { CatalogEntry } from './catalog.ts';
 import { convertTfjsGraph } from './tfjs-graph.ts';
@@ -66,24 +68,47 @@ export interface BuiltModel {
   weightStorage: ReturnType<typeof weightStorageOf>;
 }
 
-/**
- * `float: true` keeps the weights as the source stores them (what the parity tests compare
- * with TF.js); the shipped files store them in 8 bits (tools/onnx/compress-weights.ts).
- */
-export async function buildModel(entry: CatalogEntry, options: { float?: boolean } = {}): Promise<BuiltModel> {
-  const version = packageVersion(entry.package);
-  // graph hygiene ORT's own optimiser cannot do (see each pass's header)
-  const source = foldScaleShiftIntoNextConv(fuseClipActivations(await buildGraph(entry)));
-  const storage = entry.storage ?? 'uint8';
-  const quantized = entry.quantize && !options.float ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
-  const graph = options.float || storage === 'source' ? source : compressWeights(quantized, { ...DEFAULT_COMPRESS, storage });
-  const bytes = serializeModel({
+/** The non-default opset imports the graph's nodes use (ORT's saved model lists every domain it knows). */
+const usedOpsets = (graph: GraphDef, opsets: OpsetImport[]) => opsets.filter((o) => o.domain !== '' && graph.nodes.some((n) => n.domain === o.domain));
+
+/** How the shipped file stores float weights (tools/onnx/compress-weights.ts). */
+function storeWeights(graph: GraphDef, storage: NonNullable<CatalogEntry['storage']>): GraphDef {
+  // 'source' keeps what the source stores: the detectors' float16
+  return compressWeights(graph, { ...DEFAULT_COMPRESS, storage: storage === 'source' ? 'float16' : storage });
+}
+
+const serialize = (graph: GraphDef, entry: CatalogEntry, version: string, extraOpsets?: OpsetImport[]) =>
+  serializeModel({
     graph,
     opset: OPSET,
+    extraOpsets,
     producerName: 'kairos-in-browser/tools/convert-models',
     producerVersion: '1',
     docString: entry.description,
     metadata: { source: `${entry.package}@${version}`, id: entry.id },
   });
+
+/**
+ * `float: true` keeps the weights as the source stores them (what the parity tests compare
+ * with TF.js). The shipped files are what ORT would make of the stored model: the weights are
+ * stored small, unpacked as the browser unpacks them, ORT's optimiser runs on that
+ * (tools/onnx/ort-optimize.ts), and the result is stored small again. A weight ORT leaves alone
+ * keeps exactly its stored values; one it rewrites (a fused scale) is stored anew.
+ */
+export async function buildModel(entry: CatalogEntry, options: { float?: boolean; /** the stored model before ORT's build-time optimisation (tests) */ unoptimized?: boolean } = {}): Promise<BuiltModel> {
+  const version = packageVersion(entry.package);
+  // graph hygiene ORT's own optimiser cannot do (see each pass's header)
+  const source = foldScaleShiftIntoNextConv(fuseClipActivations(await buildGraph(entry)));
+  if (options.float) {
+    const bytes = serialize(source, entry, version);
+    return { graph: source, bytes, version, weightStorage: weightStorageOf(source) };
+  }
+  const storage = entry.storage ?? 'uint8';
+  const quantized = entry.quantize ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
+  const stored = storage === 'source' ? quantized : storeWeights(quantized, storage);
+  if (entry.optimizeAtBuild === false || options.unoptimized) return { graph: stored, bytes: serialize(stored, entry, version), version, weightStorage: weightStorageOf(stored) };
+  const optimized = await ortOptimize(unpackStoredWeights(serialize(stored, entry, version)).model);
+  const graph = storeWeights(optimized.graph, storage);
+  const bytes = serialize(graph, entry, version, usedOpsets(graph, optimized.opsets));
   return { graph, bytes, version, weightStorage: weightStorageOf(graph) };
 }

@@ -26,6 +26,13 @@ export interface NodeDef {
   inputs: string[];
   outputs: string[];
   attributes: Record<string, AttributeValue>;
+  /** operator set domain; absent = the default ONNX domain (e.g. 'com.microsoft' for ORT's fused ops) */
+  domain?: string;
+}
+
+export interface OpsetImport {
+  domain: string;
+  version: number;
 }
 
 export interface ValueInfo {
@@ -45,7 +52,10 @@ export interface GraphDef {
 
 export interface ModelDef {
   graph: GraphDef;
+  /** version of the default ONNX domain */
   opset: number;
+  /** other domains the nodes use (ORT's com.microsoft after tools/onnx/ort-optimize.ts) */
+  extraOpsets?: OpsetImport[];
   producerName: string;
   producerVersion: string;
   docString?: string;
@@ -114,6 +124,7 @@ function writeNode(w: ProtoWriter, n: NodeDef): void {
   for (const key of Object.keys(n.attributes).sort()) {
     w.message(5, (a) => writeAttribute(a, key, n.attributes[key]!));
   }
+  if (n.domain) w.string(7, n.domain);
 }
 
 export function serializeModel(model: ModelDef): Uint8Array {
@@ -130,6 +141,7 @@ export function serializeModel(model: ModelDef): Uint8Array {
     for (const o of model.graph.outputs) g.message(12, (vw) => writeValueInfo(vw, o));
   });
   w.message(8, (o) => o.string(1, '').int(2, model.opset));
+  for (const extra of model.extraOpsets ?? []) w.message(8, (o) => o.string(1, extra.domain).int(2, extra.version));
   for (const key of Object.keys(model.metadata ?? {}).sort()) {
     w.message(14, (e) => e.string(1, key).string(2, model.metadata![key]!));
   }

@@ -1,0 +1,50 @@
+// Build-time ORT optimisation (tools/onnx/ort-optimize.ts): the shipped graph is ORT's own
+// rewrite of the stored model, read back with tools/onnx/parse-model.ts. It must compute the
+// same outputs as the stored model and carry the fusions the browser would otherwise make.
+import * as ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { buildModel } from '../../tools/convert-models/build.ts';
+import { CATALOG } from '../../tools/convert-models/catalog.ts';
+import { serializeModel } from '../../tools/onnx/onnx-model.ts';
+import { parseModel } from '../../tools/onnx/parse-model.ts';
+import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
+import { realFaceCrop } from './helpers/parity.ts';
+
+async function outputsOf(bytes: Uint8Array, side: number, range: readonly [number, number]): Promise<Float32Array[]> {
+  const session = await ort.InferenceSession.create(unpackStoredWeights(bytes).model);
+  const result = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', realFaceCrop(side, range), [1, side, side, 3]) });
+  await session.release();
+  return session.outputNames.map((n) => result[n]!.data as Float32Array);
+}
+
+describe('build-time ORT optimisation', () => {
+  it('parseModel reads back what serializeModel wrote', async () => {
+    const { graph } = await buildModel(CATALOG.find((c) => c.id === 'blazeface-front')!, { float: true });
+    const again = parseModel(serializeModel({ graph, opset: 17, producerName: 'test', producerVersion: '1' }));
+    expect(again.opsets).toEqual([{ domain: '', version: 17 }]);
+    expect(again.graph.nodes).toEqual(graph.nodes);
+    expect(again.graph.inputs).toEqual(graph.inputs);
+    expect(again.graph.outputs).toEqual(graph.outputs);
+    expect(again.graph.initializers.map((t) => [t.name, t.dims, t.dataType, [...t.raw]])).toEqual(graph.initializers.map((t) => [t.name, t.dims, t.dataType, [...t.raw]]));
+  });
+
+  for (const { id, side } of [
+    { id: 'gear', side: 176 },
+    { id: 'faceapi-age-gender', side: 112 },
+  ]) {
+    it(`${id}: same outputs as the stored model on a real face, ORT's fusions already made`, async () => {
+      const entry = CATALOG.find((c) => c.id === id)!;
+      const stored = await buildModel(entry, { unoptimized: true });
+      const shipped = await buildModel(entry);
+      const ops = (g: typeof shipped.graph) => new Set(g.nodes.map((n) => `${n.domain ?? ''}:${n.opType}`));
+      // ORT's activation fusion is done: FusedConv (com.microsoft) replaces Conv → Relu
+      expect(ops(shipped.graph).has('com.microsoft:FusedConv')).toBe(true);
+      expect(ops(stored.graph).has('com.microsoft:FusedConv')).toBe(false);
+      if (entry.quantize) expect([ops(stored.graph).has(':QLinearConv'), ops(shipped.graph).has(':QLinearConv')]).toEqual([false, true]);
+      const before = await outputsOf(stored.bytes, side, entry.input.range);
+      const after = await outputsOf(shipped.bytes, side, entry.input.range);
+      expect(after.length).toBe(before.length);
+      after.forEach((values, o) => values.forEach((v, i) => expect(v).toBeCloseTo(before[o]![i]!, 5)));
+    });
+  }
+});
