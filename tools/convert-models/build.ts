@@ -99,16 +99,13 @@ export async function buildModel(entry: CatalogEntry, options: { float?: boolean
   const version = packageVersion(entry.package);
   // graph hygiene ORT's own optimiser cannot do (see each pass's header)
   const source = foldScaleShiftIntoNextConv(fuseClipActivations(await buildGraph(entry)));
-  if (options.float) {
-    const bytes = serialize(source, entry, version);
-    return { graph: source, bytes, version, weightStorage: weightStorageOf(source) };
-  }
+  const built = (graph: GraphDef, extraOpsets?: OpsetImport[]): BuiltModel => ({ graph, bytes: serialize(graph, entry, version, extraOpsets), version, weightStorage: weightStorageOf(graph) });
+  if (options.float) return built(source);
   const storage = entry.storage ?? 'uint8';
   const quantized = entry.quantize ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
   const stored = storage === 'source' ? quantized : storeWeights(quantized, storage);
-  if (entry.optimizeAtBuild === false || options.unoptimized) return { graph: stored, bytes: serialize(stored, entry, version), version, weightStorage: weightStorageOf(stored) };
+  if (entry.optimizeAtBuild === false || options.unoptimized) return built(stored);
   const optimized = await ortOptimize(unpackStoredWeights(serialize(stored, entry, version)).model);
   const graph = storeWeights(optimized.graph, storage);
-  const bytes = serialize(graph, entry, version, usedOpsets(graph, optimized.opsets));
-  return { graph, bytes, version, weightStorage: weightStorageOf(graph) };
+  return built(graph, usedOpsets(graph, optimized.opsets));
 }
