@@ -32,6 +32,16 @@ async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
   }
 }
 
+/**
+ * Every shipped model had ORT's QDQ fusions applied when it was built (tools/onnx/ort-optimize.ts),
+ * so the browser skips ORT's QDQ transformers: on such a graph they find nothing to fuse but still
+ * run at V8's baseline tier in a cold page (antispoof's session took 170–230 ms), and on antispoof
+ * they moved a Quantize in front of a MaxPool whose uint8 kernel is slower (5.4 → 7.8 ms a run).
+ * Level 'all' stays for the layout passes (NCHWc, NHWC int8), which depend on the machine.
+ */
+const SESSION_OPTIONS = (providers: string[]) =>
+  ({ executionProviders: providers, graphOptimizationLevel: 'all', extra: { session: { disable_quant_qdq: '1' } } }) as const;
+
 export class OrtBackend {
   private started: Promise<void> | undefined;
   /** the latest session creation (settled or not): the next one waits for it */
@@ -95,9 +105,7 @@ export class OrtBackend {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const created = this.lastCreation.then(() =>
-      this.ort.InferenceSession.create(model, { executionProviders: this.providers, graphOptimizationLevel: 'all' }),
-    );
+    const created = this.lastCreation.then(() => this.ort.InferenceSession.create(model, SESSION_OPTIONS(this.providers)));
     this.lastCreation = created.catch(() => undefined);
     const session = await created;
     // ORT settles the real thread count when its WASM initialises (first session).

@@ -1,6 +1,7 @@
 // Build-time ORT optimisation (tools/onnx/ort-optimize.ts): the shipped graph is ORT's own
 // rewrite of the stored model, read back with tools/onnx/parse-model.ts. It must compute the
 // same outputs as the stored model and carry the fusions the browser would otherwise make.
+import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../tools/convert-models/build.ts';
@@ -8,7 +9,10 @@ import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { serializeModel } from '../../tools/onnx/onnx-model.ts';
 import { parseModel } from '../../tools/onnx/parse-model.ts';
 import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
+import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { realFaceCrop } from './helpers/parity.ts';
+
+const MODELS = new URL('../../public/models/', import.meta.url);
 
 async function outputsOf(bytes: Uint8Array, side: number, range: readonly [number, number]): Promise<Float32Array[]> {
   const session = await ort.InferenceSession.create(unpackStoredWeights(bytes).model);
@@ -45,6 +49,22 @@ describe('build-time ORT optimisation', () => {
       const after = await outputsOf(shipped.bytes, side, entry.input.range);
       expect(after.length).toBe(before.length);
       after.forEach((values, o) => values.forEach((v, i) => expect(v).toBeCloseTo(before[o]![i]!, 5)));
+    });
+  }
+
+  // the browser turns ORT's QDQ transformers off (src/worker/ort-backend.ts): a DequantizeLinear →
+  // Conv → QuantizeLinear group left in a shipped graph would run as three ops instead of one
+  // QLinearConv (a conv with float output, as the last int8 conv of GEAR, has nothing to fuse)
+  const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(new URL('manifest.json', MODELS), 'utf8')));
+  for (const { id, file } of manifest.models) {
+    it(`${id}: shipped with every quantised convolution already fused`, () => {
+      const { graph } = parseModel(unpackStoredWeights(new Uint8Array(readFileSync(new URL(file, MODELS)))).model);
+      const producer = new Map(graph.nodes.flatMap((n) => n.outputs.map((o) => [o, n.opType] as const)));
+      const quantized = new Set(graph.nodes.filter((n) => n.opType === 'QuantizeLinear').map((n) => n.inputs[0]));
+      const unfused = graph.nodes.filter(
+        (n) => n.opType.endsWith('Conv') && n.inputs.some((i) => producer.get(i) === 'DequantizeLinear') && n.outputs.some((o) => quantized.has(o)),
+      );
+      expect(unfused.map((n) => n.name)).toEqual([]);
     });
   }
 });

@@ -33,11 +33,6 @@ export interface CatalogEntry {
    * slower than float in ORT's WASM build, measured)
    */
   quantize?: { floatFirst: number; floatLast: number };
-  /**
-   * false: ship the graph unoptimised (ORT optimises it in the browser, as before). Otherwise
-   * onnxruntime-node's optimiser runs at build time (tools/onnx/ort-optimize.ts)
-   */
-  optimizeAtBuild?: false;
 }
 
 const human = (file: string) => ({
@@ -171,9 +166,6 @@ export const CATALOG: CatalogEntry[] = [
     // 0.001 on average (at most 0.004) on the calibration faces; with the first and last convs int8
     // too it moved 0.026 (at most 0.089), and was no faster
     quantize: { floatFirst: 1, floatLast: 1 },
-    // optimised twice (build, then browser), ORT moves the Quantize before the first MaxPool,
-    // whose uint8 NCHW kernel is 4× slower than the float one: 5.8 → 10.9 ms a run (1 thread)
-    optimizeAtBuild: false,
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 128x128' },
     outputs: { activation_4: 'probability that the face is real (1 = real)' },
   },
