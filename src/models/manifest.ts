@@ -43,6 +43,12 @@ export const ModelEntrySchema = z.object({
   weightStorage: z.enum(['float32', 'float16', 'uint8', 'int8']),
   input: ModelInputSchema,
   outputs: z.array(ModelOutputSchema),
+  /**
+   * ORT's optimisation level for the browser's session: 'all' where its machine-specific layout
+   * passes make the graph faster, 'disabled' where the build already did everything
+   * (tools/convert-models/catalog.ts `layoutPasses`); a manifest without it gets 'all'
+   */
+  sessionOptimization: z.enum(['all', 'disabled']).default('all'),
 });
 
 export const ModelManifestSchema = z.object({

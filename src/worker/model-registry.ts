@@ -73,7 +73,7 @@ export class ModelRegistry {
     if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
     // float32 weights for ORT, unpacked here rather than folded by ORT at its baseline tier
     const { model } = unpackStoredWeights(new Uint8Array(await response.arrayBuffer()));
-    const session = await this.backend.createSession(model);
+    const session = await this.backend.createSession(model, entry.sessionOptimization);
     const loadMs = performance.now() - started;
     this.loadLog.push({ id: entry.id, loadMs });
     return { entry, session, loadMs };

@@ -32,15 +32,18 @@ async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
   }
 }
 
+/** ORT's graph optimisation level for a session (the manifest's `sessionOptimization`). */
+export type SessionOptimization = 'all' | 'disabled';
+
 /**
  * Every shipped model had ORT's QDQ fusions applied when it was built (tools/onnx/ort-optimize.ts),
- * so the browser skips ORT's QDQ transformers: on such a graph they find nothing to fuse but still
- * run at V8's baseline tier in a cold page (antispoof's session took 170–230 ms), and on antispoof
- * they moved a Quantize in front of a MaxPool whose uint8 kernel is slower (5.4 → 7.8 ms a run).
- * Level 'all' stays for the layout passes (NCHWc, NHWC int8), which depend on the machine.
+ * so the browser skips ORT's QDQ transformers even at level 'all' (kept where its layout passes,
+ * which depend on the machine, pay off): on such a graph they find nothing to fuse but still run at
+ * V8's baseline tier in a cold page (antispoof's session took 170–230 ms), and on antispoof they
+ * moved a Quantize in front of a MaxPool whose uint8 kernel is slower (5.4 → 7.8 ms a run).
  */
-const SESSION_OPTIONS = (providers: string[]) =>
-  ({ executionProviders: providers, graphOptimizationLevel: 'all', extra: { session: { disable_quant_qdq: '1' } } }) as const;
+const sessionOptions = (providers: string[], level: SessionOptimization) =>
+  ({ executionProviders: providers, graphOptimizationLevel: level, extra: { session: { disable_quant_qdq: '1' } } }) as const;
 
 export class OrtBackend {
   private started: Promise<void> | undefined;
@@ -93,7 +96,7 @@ export class OrtBackend {
    * not thrown here but where a real session is created.
    */
   start(): Promise<void> {
-    this.started ??= this.createSession(runtimeStartModel()).then(
+    this.started ??= this.createSession(runtimeStartModel(), 'disabled').then(
       (session) => void session.release(),
       () => undefined,
     );
@@ -101,11 +104,11 @@ export class OrtBackend {
   }
 
   /** @internal (the package's types do not name onnxruntime-web: tsconfig.lib.json stripInternal) */
-  async createSession(model: Uint8Array): Promise<InferenceSession> {
+  async createSession(model: Uint8Array, level: SessionOptimization): Promise<InferenceSession> {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const created = this.lastCreation.then(() => this.ort.InferenceSession.create(model, SESSION_OPTIONS(this.providers)));
+    const created = this.lastCreation.then(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level)));
     this.lastCreation = created.catch(() => undefined);
     const session = await created;
     // ORT settles the real thread count when its WASM initialises (first session).

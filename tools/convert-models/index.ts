@@ -41,6 +41,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     weightStorage,
     input: { name: input.name, shape: input.dims ?? [], ...entry.input, ...(nominal ? { anySize: true } : {}) },
     outputs,
+    sessionOptimization: entry.layoutPasses ? 'all' : 'disabled',
   };
 }
 
