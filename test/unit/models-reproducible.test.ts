@@ -14,6 +14,13 @@ describe('committed models are reproducible', () => {
     expect(manifest.models.map((m) => m.id).sort()).toEqual(CATALOG.map((c) => c.id).sort());
   });
 
+  it("each model's browser optimisation level is the catalog's (layout passes only where measured to pay)", () => {
+    const levels = (list: { id: string; level: string }[]) => Object.fromEntries(list.map((m) => [m.id, m.level]));
+    expect(levels(manifest.models.map((m) => ({ id: m.id, level: m.sessionOptimization })))).toEqual(
+      levels(CATALOG.map((c) => ({ id: c.id, level: c.layoutPasses ? 'all' : 'disabled' }))),
+    );
+  });
+
   for (const entry of CATALOG) {
     it(entry.id, async () => {
       const model = manifest.models.find((m) => m.id === entry.id)!;
