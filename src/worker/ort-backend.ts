@@ -2,6 +2,7 @@
 // WASM paths and thread count, and creates sessions. Everything else sees plain data.
 import type { InferenceSession } from 'onnxruntime-web';
 import type { BackendPreference, RuntimeEnv } from '../env.ts';
+import type { ModelEntry } from '../models/manifest.ts';
 import { runtimeStartModel } from './runtime-start-model.ts';
 
 type Ort = typeof import('onnxruntime-web');
@@ -33,7 +34,7 @@ async function findWebGpuAdapter(): Promise<GpuAdapterLike | undefined> {
 }
 
 /** ORT's graph optimisation level for a session (the manifest's `sessionOptimization`). */
-export type SessionOptimization = 'all' | 'disabled';
+type SessionOptimization = ModelEntry['sessionOptimization'];
 
 /**
  * Every shipped model had ORT's QDQ fusions applied when it was built (tools/onnx/ort-optimize.ts),
