@@ -1,19 +1,18 @@
 // The shipped models store their weights in 8 bits (tools/onnx/compress-weights.ts). Each must
 // stay close to the converter's float graph on a real face, and the files must stay small.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { modelsFor } from '../../src/models/capabilities.ts';
-import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { cosine } from '../../src/service/calibration.ts';
-import { buildModel, ROOT } from '../../tools/convert-models/build.ts';
+import { buildModel } from '../../tools/convert-models/build.ts';
 import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { quantize8 } from '../../tools/onnx/compress-weights.ts';
 import { calibrationCrops } from '../../tools/convert-models/calibrate.ts';
 import { realFaceCrop, seededRandom } from './helpers/parity.ts';
+import { MODELS_DIR, shippedManifest as manifest } from './helpers/shipped-models.ts';
 
-const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
 
 describe('8-bit weight storage', () => {
   it('quantize8 keeps a tensor already on one 8-bit grid exactly, and bounds the error otherwise', () => {
@@ -37,7 +36,7 @@ describe('8-bit weight storage', () => {
   });
 
   it('the default /detect + /enroll + /recognize models fit in 12 MB and all models in 20 MB', () => {
-    const bytes = (id: string) => statSync(join(ROOT, 'public/models', manifest.models.find((m) => m.id === id)!.file)).size;
+    const bytes = (id: string) => statSync(join(MODELS_DIR, manifest.models.find((m) => m.id === id)!.file)).size;
     const defaultIds = modelsFor(['detect', 'recognize']);
     expect(defaultIds).toEqual(expect.arrayContaining(['blazeface-front', 'facemesh', 'gear', 'faceapi-age-gender', 'faceapi-recognition']));
     const defaults = defaultIds.reduce((sum, id) => sum + bytes(id), 0);
@@ -50,7 +49,7 @@ describe('8-bit weight storage', () => {
     const entry = CATALOG.find((c) => c.id === 'gear')!;
     const crops = calibrationCrops(198, entry.input.range);
     const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
-    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/gear.onnx'));
+    const shipped = await ort.InferenceSession.create(join(MODELS_DIR, 'gear.onnx'));
     const argmax = (d: ArrayLike<number>) => Array.from(d).indexOf(Math.max(...Array.from(d)));
     const changed = { race_output: 0, gender_output: 0 };
     for (const crop of crops) {
@@ -67,7 +66,7 @@ describe('8-bit weight storage', () => {
     const entry = CATALOG.find((c) => c.id === 'antispoof')!;
     const crops = calibrationCrops(128, entry.input.range);
     const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
-    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/antispoof.onnx'));
+    const shipped = await ort.InferenceSession.create(join(MODELS_DIR, 'antispoof.onnx'));
     const changes: number[] = [];
     for (const crop of crops) {
       const feeds = { [float.inputNames[0]!]: new ort.Tensor('float32', crop, [1, 128, 128, 3]) };
@@ -83,7 +82,7 @@ describe('8-bit weight storage', () => {
     const entry = CATALOG.find((c) => c.id === 'faceres')!;
     const crops = calibrationCrops(224, entry.input.range);
     const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
-    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/faceres.onnx'));
+    const shipped = await ort.InferenceSession.create(join(MODELS_DIR, 'faceres.onnx'));
     const male = (r: ort.InferenceSession.OnnxValueMapType) => (r['gender_pred/Sigmoid:0']!.data as Float32Array)[0]! > 0.5;
     const age = (r: ort.InferenceSession.OnnxValueMapType) => Array.from(r['age_pred/Softmax:0']!.data as Float32Array).reduce((sum, p, i) => sum + p * i, 0);
     let flips = 0;
@@ -102,7 +101,7 @@ describe('8-bit weight storage', () => {
     const entry = CATALOG.find((c) => c.id === 'faceapi-age-gender')!;
     const crops = calibrationCrops(112, entry.input.range);
     const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
-    const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models/faceapi-age-gender.onnx'));
+    const shipped = await ort.InferenceSession.create(join(MODELS_DIR, 'faceapi-age-gender.onnx'));
     let flips = 0;
     let ageChange = 0;
     for (const crop of crops) {
@@ -121,7 +120,7 @@ describe('8-bit weight storage', () => {
     it(`${entry.id}: the shipped file matches the float graph on a real face (cosine ≥ 0.99 per output)`, async () => {
       const model = manifest.models.find((m) => m.id === entry.id)!;
       const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);
-      const shipped = await ort.InferenceSession.create(join(ROOT, 'public/models', model.file));
+      const shipped = await ort.InferenceSession.create(join(MODELS_DIR, model.file));
       const [, size, , channels] = model.input.shape.map((d) => (typeof d === 'number' ? d : 1)) as number[];
       const data = realFaceCrop(size!, model.input.range, model.input.channels === 'gray');
       const feeds = { [model.input.name]: new ort.Tensor('float32', data, [1, size!, size!, channels!]) };

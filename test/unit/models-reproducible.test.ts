@@ -3,11 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ModelManifestSchema } from '../../src/models/manifest.ts';
-import { buildModel, packageDir, ROOT, sha256 } from '../../tools/convert-models/build.ts';
-import { CATALOG } from '../../tools/convert-models/catalog.ts';
+import { buildModel, packageDir, sha256 } from '../../tools/convert-models/build.ts';
+import { CATALOG, sessionOptimizationOf } from '../../tools/convert-models/catalog.ts';
+import { shippedManifest as manifest, shippedModelBytes } from './helpers/shipped-models.ts';
 
-const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
 
 describe('committed models are reproducible', () => {
   it('the manifest lists every catalog model once', () => {
@@ -15,9 +14,8 @@ describe('committed models are reproducible', () => {
   });
 
   it("each model's browser optimisation level is the catalog's (layout passes only where measured to pay)", () => {
-    const levels = (list: { id: string; level: string }[]) => Object.fromEntries(list.map((m) => [m.id, m.level]));
-    expect(levels(manifest.models.map((m) => ({ id: m.id, level: m.sessionOptimization })))).toEqual(
-      levels(CATALOG.map((c) => ({ id: c.id, level: c.layoutPasses ? 'all' : 'disabled' }))),
+    expect(Object.fromEntries(manifest.models.map((m) => [m.id, m.sessionOptimization]))).toEqual(
+      Object.fromEntries(CATALOG.map((c) => [c.id, sessionOptimizationOf(c)])),
     );
   });
 
@@ -27,7 +25,7 @@ describe('committed models are reproducible', () => {
       for (const file of model.source.files) {
         expect(sha256(readFileSync(join(packageDir(model.source.package), file.path))), file.path).toBe(file.sha256);
       }
-      const committed = readFileSync(join(ROOT, 'public/models', model.file));
+      const committed = shippedModelBytes(model.file);
       expect(sha256(committed)).toBe(model.sha256);
       const first = await buildModel(entry);
       const second = await buildModel(entry);

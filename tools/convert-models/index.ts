@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../../src/models/manifest.ts';
 import { buildModel, OPSET, packageDir, ROOT, sha256 } from './build.ts';
-import { CATALOG, type CatalogEntry } from './catalog.ts';
+import { CATALOG, sessionOptimizationOf, type CatalogEntry } from './catalog.ts';
 import { outputShapes } from './probe-shapes.ts';
 
 const OUT_DIR = join(ROOT, 'public/models');
@@ -41,7 +41,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     weightStorage,
     input: { name: input.name, shape: input.dims ?? [], ...entry.input, ...(nominal ? { anySize: true } : {}) },
     outputs,
-    sessionOptimization: entry.layoutPasses ? 'all' : 'disabled',
+    sessionOptimization: sessionOptimizationOf(entry),
   };
 }
 
