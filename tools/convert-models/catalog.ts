@@ -43,8 +43,11 @@ export interface CatalogEntry {
    * - 'build': the converter applies them (the int8 models: ORT's NHWC layout for QLinearConv,
    *   portable, tools/onnx/ort-optimize.ts) and the browser's session is 'disabled' — the same
    *   graph and outputs as the browser made, without its session paying for the passes
-   * - 'browser': the session is created at 'all' (the float models, whose gain is ORT's Conv + Add
-   *   fusion: fused at build, ORT's WebGPU EP would ignore the sum)
+   * - 'browser': the session is created at 'all' (float models whose gain is ORT's Conv + Add
+   *   fusion: fused at build, ORT's WebGPU EP would ignore the sum). Not facemesh, though it gains
+   *   too (Chromium, 2 threads: 3.6–3.9 → 3.7–4.1 ms a run without): at 'all' its session set off
+   *   ~0.3 s of V8 optimising compiles of ORT's graph-rewriting code in a cold page, and its first
+   *   answer came 52–85 ms later (bench:cold-ab, 2026-11-25)
    */
   layoutPasses?: 'build' | 'browser';
 }
@@ -119,7 +122,6 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'facemesh',
     ...human('facemesh'),
-    layoutPasses: 'browser',
     source: { kind: 'tfjs-graph', modelJson: 'models/facemesh.json' },
     description: 'MediaPipe face mesh: 468 3-D landmarks from a 192x192 face crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'square crop around the detected face, enlarged 1.5x, roll-corrected, 192x192' },
