@@ -45,6 +45,14 @@ import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats'] }> | undefined;
 const crops = new CropRenderer();
 
+/**
+ * Work for when the worker is idle, queued after an answer so that it runs once the answer has
+ * gone out: sessions re-created at their idle level (ModelRegistry.upgradeIdleSessions).
+ */
+function afterAnswer(models: ModelRegistry): void {
+  setTimeout(() => void models.upgradeIdleSessions().catch(() => {}), 0);
+}
+
 function requireReady() {
   if (!ready) throw new Error('vision worker used before init()');
   return ready;
@@ -100,8 +108,12 @@ const api = {
   /** The whole pipeline on one image: decode, detect, mesh, attributes. */
   async analyze(input: Blob | string | Uint8Array, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
     const { models, formats } = await requireReady();
-    // the worker's own fetch is the real network: a page-level fetch shim never reaches here
-    return toResult(() => analyzeImage(input, options, { models, crops, formats, fetch: globalThis.fetch.bind(globalThis) }));
+    try {
+      // the worker's own fetch is the real network: a page-level fetch shim never reaches here
+      return await toResult(() => analyzeImage(input, options, { models, crops, formats, fetch: globalThis.fetch.bind(globalThis) }));
+    } finally {
+      afterAnswer(models);
+    }
   },
 
   /** The pipeline on a decoded frame (transfer it: the worker closes it when done). */
@@ -111,6 +123,7 @@ const api = {
       return await toResult(() => analyzeBitmap(frame, options, { models, crops }));
     } finally {
       frame.close();
+      afterAnswer(models);
     }
   },
 

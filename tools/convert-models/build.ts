@@ -105,7 +105,7 @@ export async function buildModel(entry: CatalogEntry, options: { float?: boolean
   const quantized = entry.quantize ? await quantizeInt8({ ...entry, quantize: entry.quantize }, source) : source;
   const stored = storage === 'source' ? quantized : storeWeights(quantized, storage);
   if (options.unoptimized) return built(stored);
-  const optimized = await ortOptimize(unpackStoredWeights(serialize(stored, entry, version)).model);
+  const optimized = await ortOptimize(unpackStoredWeights(serialize(stored, entry, version)).model, { layoutPasses: entry.layoutPasses === 'build' });
   const graph = storeWeights(optimized.graph, storage);
   return built(graph, usedOpsets(graph, optimized.opsets));
 }

