@@ -50,13 +50,11 @@ export const ModelEntrySchema = z.object({
    */
   sessionOptimization: z.enum(['all', 'disabled']).default('all'),
   /**
-   * the level the worker re-creates this model's session at once it is idle after the model's
-   * first use: ORT's layout passes then cost the first answer nothing yet still speed up later
-   * runs (catalog `layoutPasses: 'idle'`). The optimised code V8 makes for those passes also
-   * takes a first visit over the line at which V8 writes ORT's WASM to the browser's code cache
-   * for the next visit (docs/benchmarks.md, "A traced cold start").
+   * the worker creates and releases two throwaway sessions of this model at level 'all' once it
+   * is idle after the model's first use, so that V8 writes ORT's WASM to the browser's code cache
+   * for the next visit (catalog `codeCacheWarmUp`; docs/benchmarks.md, "A traced cold start")
    */
-  idleSessionOptimization: z.enum(['all']).optional(),
+  codeCacheWarmUp: z.boolean().optional(),
 });
 
 export const ModelManifestSchema = z.object({

@@ -31,17 +31,14 @@ export interface ModelLoad {
 }
 
 /**
- * How often an idle upgrade creates the session (keeping the last): twice, because V8 optimises
- * ORT's graph-rewriting code only once it has run about that often, and that optimised code is
- * what takes a first visit over the amount of optimised code (~1 MB) at which V8 writes ORT's
- * WASM to the browser's code cache for the next visit. Created once, the cache was not written
- * (0 of 2 traced cold starts; twice, 4 of 4) and a returning visitor's first answer came
- * 1065–1116 instead of 854–906 ms (docs/benchmarks.md, "A traced cold start").
+ * Throwaway sessions per model for the code cache: two, because V8 optimises ORT's graph-rewriting
+ * code only once it has run about that often, and that optimised code is what takes a first
+ * visit over the amount of optimised code (~1 MB) at which V8 writes ORT's WASM to the browser's
+ * code cache. Without them the cache was not written after a first /detect (0 of 4 traced cold
+ * starts; with two, 4 of 4) and a returning visitor's first answer came 1065–1116 instead of
+ * 854–906 ms (docs/benchmarks.md, "A traced cold start").
  */
-const IDLE_CREATIONS = 2;
-
-/** how long a replaced session is kept before release, beyond its last run */
-const REPLACED_SESSION_GRACE_MS = 1000;
+const CODE_CACHE_SESSIONS = 2;
 
 export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
@@ -49,10 +46,8 @@ export class ModelRegistry {
   private readonly loadLog: ModelLoad[] = [];
   /** models that have run at least once */
   private readonly warmed = new Set<string>();
-  /** unpacked model bytes of sessions still to be re-created at their idle level (manifest `idleSessionOptimization`) */
-  private readonly idleUpgrades = new Map<string, Uint8Array>();
-  /** each session's latest run, so a replaced session is released only once it is done */
-  private readonly lastRun = new WeakMap<InferenceSession, Promise<unknown>>();
+  /** unpacked bytes of models whose code-cache warm-up is still to come (manifest `codeCacheWarmUp`) */
+  private readonly codeCacheWarmUps = new Map<string, Uint8Array>();
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -91,7 +86,7 @@ export class ModelRegistry {
     // float32 weights for ORT, unpacked here rather than folded by ORT at its baseline tier
     const { model } = unpackStoredWeights(new Uint8Array(await response.arrayBuffer()));
     const session = await this.backend.createSession(model, entry.sessionOptimization);
-    if (entry.idleSessionOptimization) this.idleUpgrades.set(entry.id, model);
+    if (entry.codeCacheWarmUp) this.codeCacheWarmUps.set(entry.id, model);
     const loadMs = performance.now() - started;
     this.loadLog.push({ id: entry.id, loadMs });
     return { entry, session, loadMs };
@@ -121,9 +116,7 @@ export class ModelRegistry {
   async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
     this.warmed.add(id);
-    const running = session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
-    this.lastRun.set(session, running);
-    const results = await running;
+    const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
     const out: Record<string, NamedOutput> = {};
     for (const [name, tensor] of Object.entries(results)) {
       out[name] = { data: tensor.data as Float32Array, dims: [...tensor.dims] };
@@ -133,35 +126,20 @@ export class ModelRegistry {
   }
 
   /**
-   * Re-creates, at its idle level, the session of each model that has run and has one (manifest
-   * `idleSessionOptimization`), then swaps it in. For when the worker has nothing else to do: a
-   * creation is one synchronous call into ORT. A failed one keeps the session in use.
+   * For each model that has run and asks for it (manifest `codeCacheWarmUp`), once: creates and
+   * releases CODE_CACHE_SESSIONS throwaway sessions at level 'all'. For when the worker has
+   * nothing else to do (a creation is one synchronous call into ORT); the sessions in use are
+   * untouched, and a failure only means the cache may not be written.
    */
-  async upgradeIdleSessions(): Promise<void> {
-    for (const [id, model] of this.idleUpgrades) {
+  async warmCodeCache(): Promise<void> {
+    for (const [id, model] of this.codeCacheWarmUps) {
       if (!this.warmed.has(id)) continue;
-      this.idleUpgrades.delete(id);
-      const current = await this.load(id);
-      let session: InferenceSession;
+      this.codeCacheWarmUps.delete(id);
       try {
-        session = await this.createRepeatedly(model, current.entry.idleSessionOptimization!);
+        for (let i = 0; i < CODE_CACHE_SESSIONS; i++) await (await this.backend.createSession(model, 'all')).release();
       } catch {
-        continue;
+        // nothing depends on it
       }
-      this.sessions.set(id, Promise.resolve({ ...current, session }));
-      // a run that took the old session before the swap (same microtask checkpoint) finishes on it
-      const old = current.session;
-      setTimeout(() => {
-        void (this.lastRun.get(old) ?? Promise.resolve())
-          .catch(() => {})
-          .then(() => old.release());
-      }, REPLACED_SESSION_GRACE_MS);
     }
-  }
-
-  /** IDLE_CREATIONS sessions of `model` at `level`, all but the last released at once. */
-  private async createRepeatedly(model: Uint8Array, level: ModelEntry['sessionOptimization']): Promise<InferenceSession> {
-    for (let i = 1; i < IDLE_CREATIONS; i++) await (await this.backend.createSession(model, level)).release();
-    return this.backend.createSession(model, level);
   }
 }

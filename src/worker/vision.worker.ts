@@ -47,10 +47,10 @@ const crops = new CropRenderer();
 
 /**
  * Work for when the worker is idle, queued after an answer so that it runs once the answer has
- * gone out: sessions re-created at their idle level (ModelRegistry.upgradeIdleSessions).
+ * gone out: the code-cache warm-up (ModelRegistry.warmCodeCache).
  */
 function afterAnswer(models: ModelRegistry): void {
-  setTimeout(() => void models.upgradeIdleSessions().catch(() => {}), 0);
+  setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
 }
 
 function requireReady() {

