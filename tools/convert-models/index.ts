@@ -42,7 +42,7 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
     input: { name: input.name, shape: input.dims ?? [], ...entry.input, ...(nominal ? { anySize: true } : {}) },
     outputs,
     sessionOptimization: sessionOptimizationOf(entry),
-    ...(entry.codeCacheWarmUp ? { codeCacheWarmUp: true } : {}),
+    codeCacheWarmUp: entry.codeCacheWarmUp,
   };
 }
 
