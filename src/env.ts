@@ -51,3 +51,18 @@ export function resolveRuntimeEnv(input: RuntimeEnvInput = {}, base = globalThis
 export function modelFileUrl(env: RuntimeEnv, file: string): string {
   return env.modelFiles?.[file] ?? new URL(file, env.modelBaseUrl).href;
 }
+
+/** ORT's two builds: the plain one for the WASM backend, the asyncify one for WebGPU. */
+export type OrtBuild = 'ort-wasm-simd-threaded' | 'ort-wasm-simd-threaded.asyncify';
+
+/**
+ * Where ORT finds a build's files: `wasmPaths` as ORT's env.wasm takes it (both files' URLs when
+ * ortFiles lists them, else the ortWasmBaseUrl prefix), and the URL its .wasm is fetched from.
+ */
+export function ortBuildFiles(env: RuntimeEnv, build: OrtBuild): { wasmPaths: string | { mjs: string; wasm: string }; wasmUrl: string } {
+  const mjs = env.ortFiles?.[`${build}.mjs`];
+  const wasm = env.ortFiles?.[`${build}.wasm`];
+  if (mjs && wasm) return { wasmPaths: { mjs, wasm }, wasmUrl: wasm };
+  // ORT appends the file name to the prefix as it is
+  return { wasmPaths: env.ortWasmBaseUrl, wasmUrl: `${env.ortWasmBaseUrl}${build}.wasm` };
+}

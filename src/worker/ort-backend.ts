@@ -1,8 +1,9 @@
 // The only module that talks to onnxruntime-web: picks the execution provider, sets the
 // WASM paths and thread count, and creates sessions. Everything else sees plain data.
 import type { InferenceSession } from 'onnxruntime-web';
-import type { BackendPreference, RuntimeEnv } from '../env.ts';
+import { ortBuildFiles, type BackendPreference, type RuntimeEnv } from '../env.ts';
 import type { ModelEntry } from '../models/manifest.ts';
+import { compileWasm, withPrecompiledWasm } from './precompiled-wasm.ts';
 import { runtimeStartModel } from './runtime-start-model.ts';
 
 type Ort = typeof import('onnxruntime-web');
@@ -16,6 +17,11 @@ export interface BackendInfo {
   webgpuAdapter?: { vendor: string; architecture: string; isFallbackAdapter: boolean };
   /** why a requested or available WebGPU was not used */
   note?: string;
+  /**
+   * how ORT's WASM was compiled: 'early' from the start of create() (src/worker/precompiled-wasm.ts),
+   * 'by ORT' when ORT fetched it itself (WebGPU's build, or the early compile failed); absent until ORT has started
+   */
+  ortWasm?: 'early' | 'by ORT';
 }
 
 interface GpuAdapterLike {
@@ -50,11 +56,12 @@ export class OrtBackend {
   private started: Promise<void> | undefined;
   /** the latest session creation (settled or not): the next one waits for it */
   private lastCreation: Promise<unknown> = Promise.resolve();
-
   private constructor(
     private readonly ort: Ort,
     private readonly providers: string[],
     private readonly details: BackendInfo,
+    /** ORT's WASM compiling since create(), for the session creation that starts ORT (the first) */
+    private precompiled: { module: Promise<WebAssembly.Module | undefined>; wasmUrl: string } | undefined,
   ) {}
 
   static async create(env: RuntimeEnv): Promise<OrtBackend> {
@@ -69,12 +76,12 @@ export class OrtBackend {
     if (env.backend === 'webgpu' && !adapter) note = 'no WebGPU adapter: using WASM';
     if (env.backend === 'auto' && adapter && isFallback) note = 'WebGPU adapter is a software fallback: using WASM';
 
-    const ort: Ort = useWebGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
     // each backend loads its own ORT build: WebGPU the asyncify one, WASM the plain one
-    const build = useWebGpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded';
-    const mjs = env.ortFiles?.[`${build}.mjs`];
-    const wasm = env.ortFiles?.[`${build}.wasm`];
-    ort.env.wasm.wasmPaths = mjs && wasm ? { mjs, wasm } : env.ortWasmBaseUrl;
+    const files = ortBuildFiles(env, useWebGpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded');
+    // the plain build's WASM starts compiling now, while ORT's loader is still to be imported (src/worker/precompiled-wasm.ts)
+    const precompiled = useWebGpu ? undefined : { module: compileWasm(files.wasmUrl), wasmUrl: files.wasmUrl };
+    const ort: Ort = useWebGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
+    ort.env.wasm.wasmPaths = files.wasmPaths;
     ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
     ort.env.wasm.simd = true;
     ort.env.logLevel = 'error';
@@ -88,7 +95,7 @@ export class OrtBackend {
       webgpuAdapter,
       note,
     };
-    return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info);
+    return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info, precompiled);
   }
 
   /**
@@ -109,12 +116,22 @@ export class OrtBackend {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const created = this.lastCreation.then(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level)));
+    const created = this.lastCreation.then(() => this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))));
     this.lastCreation = created.catch(() => undefined);
     const session = await created;
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
     return session;
+  }
+
+  /** Runs a session creation; the first one starts ORT, on the WASM compiled since create() if there is one. */
+  private async startingOrt<T>(create: () => Promise<T>): Promise<T> {
+    if (this.details.ortWasm) return create();
+    const precompiled = this.precompiled;
+    this.precompiled = undefined;
+    const { value, used } = precompiled ? await withPrecompiledWasm(precompiled.module, precompiled.wasmUrl, create) : { value: await create(), used: false };
+    this.details.ortWasm = used ? 'early' : 'by ORT';
+    return value;
   }
 
   /** @internal */

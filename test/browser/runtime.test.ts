@@ -42,6 +42,8 @@ describe('runtime', () => {
     expect(info.backend).toBe('wasm');
     expect(info.crossOriginIsolated).toBe(true);
     expect(info.threads).toBeGreaterThan(1);
+    // its WASM was compiled from the worker's start and handed to ORT (src/worker/precompiled-wasm.ts)
+    expect(info.ortWasm).toBe('early');
   });
 
   it('every model loads and returns finite outputs of the manifest shapes on a real face', async () => {
