@@ -56,6 +56,7 @@ export class OrtBackend {
   private started: Promise<void> | undefined;
   /** the latest session creation (settled or not): the next one waits for it */
   private lastCreation: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly ort: Ort,
     private readonly providers: string[],

@@ -27,9 +27,13 @@ export async function compileWasm(url: string): Promise<WebAssembly.Module | und
   }
 }
 
-/** The URL a fetch() call asks for, absolute. */
-function requestUrl(input: RequestInfo | URL): string {
-  return new URL(input instanceof Request ? input.url : String(input), globalThis.location?.href).href;
+/** The URL a fetch() call asks for, absolute; undefined for one fetch() itself will refuse. */
+function requestUrl(input: RequestInfo | URL): string | undefined {
+  try {
+    return new URL(input instanceof Request ? input.url : String(input), globalThis.location?.href).href;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
