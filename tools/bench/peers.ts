@@ -7,7 +7,7 @@
 //   --passes N (5)          measured passes over every photo (medians per photo)
 //   --warmup N (2)          untimed rounds over the warm-up photos first (and ≥ 3 s)
 //   --single-repeats N (3)  the single face goes N times into each pass
-//   --cold-runs N (2)       cold starts per library and first photo (median)
+//   --cold-runs N (6)       cold starts per library and first photo (median; with 2 the ratio moved by ±0.05 between runs)
 //   --threads N (2)         WASM threads for every library
 //   --engine lib|src (lib)  this engine from the npm package's build (npm run build:lib runs first:
 //                           one ESM file + its worker, as apps load it) or its source modules
@@ -347,14 +347,14 @@ function renderDoc(m: Measured): string {
   const tfjsThreads = m.options.tfjsNativeThreads
     ? "tfjs-backend-wasm's own choice: it caps its pool at hardwareConcurrency / 2"
     : 'tfjs-backend-wasm caps its pool at hardwareConcurrency / 2 whatever setThreadsCount() asks, so its frames report twice the threads as cores';
-  const reduced = m.options.passes < 5 || m.options.coldRuns < 2;
+  const reduced = m.options.passes < 5 || m.options.coldRuns < 6;
 
   const lines: string[] = [
     '## Side by side: human, face-api and this engine',
     '',
     `Measured ${m.measuredAt} by \`npm run bench:peers\` (tools/bench/peers.ts) in ${(m.durationS / 60).toFixed(1)} min; regenerate rather than edit.` +
       (m.options.only ? ` **Partial run: only photos whose path contains "${m.options.only}".**` : '') +
-      (reduced ? ` **Reduced run (${m.options.passes} measured pass(es), ${m.options.coldRuns} cold run(s) per case): the defaults are 5 and 2.**` : ''),
+      (reduced ? ` **Reduced run (${m.options.passes} measured pass(es), ${m.options.coldRuns} cold run(s) per case): the defaults are 5 and 6.**` : ''),
     '',
     `- Machine: ${m.machine} (page sees hardwareConcurrency ${m.setup.hardwareConcurrency}); other processes used ${pct(m.othersWarm)} of the CPU during the warm passes ` +
       `and at most ${pct(m.othersCold)} during a cold start (more than a few % inflates the times, and not evenly: work split across 2 threads suffers most when the second core is busy; the three alternate call by call, so all see the same load)`,
@@ -519,7 +519,7 @@ async function main(): Promise<void> {
       passes: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '2' },
       'single-repeats': { type: 'string', default: '3' },
-      'cold-runs': { type: 'string', default: '2' },
+      'cold-runs': { type: 'string', default: '6' },
       threads: { type: 'string', default: '2' },
       'tfjs-native-threads': { type: 'boolean', default: false },
       engine: { type: 'string', default: 'lib' },
