@@ -355,7 +355,16 @@ function onFrame(b: Box, image: { width: number; height: number }): boolean {
 }
 
 /** The worker's live methods (spread into its comlink API): open a session, send it frames, close it. */
-export function liveWorkerApi(ready: () => Promise<{ models: ModelRegistry }>, crops: CropRenderer) {
+/**
+ * `afterFrame`: idle work to queue once a frame has been answered (the worker's code-cache
+ * warm-up: a page that only watches video otherwise never runs it, and its next visit would
+ * start without V8's cached WASM code).
+ */
+export function liveWorkerApi(
+  ready: () => Promise<{ models: ModelRegistry }>,
+  crops: CropRenderer,
+  afterFrame: (models: ModelRegistry) => void = () => {},
+) {
   const sessions = new Map<number, LiveSession>();
   let nextId = 1;
   return {
@@ -388,6 +397,7 @@ export function liveWorkerApi(ready: () => Promise<{ models: ModelRegistry }>, c
       } finally {
         frame.close();
         bitmap?.close();
+        void ready().then(({ models }) => afterFrame(models), () => {});
       }
     },
 

@@ -46,8 +46,8 @@ let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: Runtim
 const crops = new CropRenderer();
 
 /**
- * Work for when the worker is idle, queued after an answer so that it runs once the answer has
- * gone out: the code-cache warm-up (ModelRegistry.warmCodeCache).
+ * Work for when the worker is idle, queued after an answer (an image's or a live frame's) so that
+ * it runs once the answer has gone out: the code-cache warm-up (ModelRegistry.warmCodeCache).
  */
 function afterAnswer(models: ModelRegistry): void {
   setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
@@ -128,7 +128,7 @@ const api = {
   },
 
   // engine.watch(): live sessions (src/worker/live-session.ts)
-  ...liveWorkerApi(requireReady, crops),
+  ...liveWorkerApi(requireReady, crops, afterAnswer),
 };
 
 export type VisionWorkerApi = typeof api;
