@@ -354,8 +354,8 @@ function onFrame(b: Box, image: { width: number; height: number }): boolean {
   return c.x >= 0 && c.y >= 0 && c.x < image.width && c.y < image.height;
 }
 
-/** The worker's live methods (spread into its comlink API): open a session, send it frames, close it. */
 /**
+ * The worker's live methods (spread into its comlink API): open a session, send it frames, close it.
  * `afterFrame`: idle work to queue once a frame has been answered (the worker's code-cache
  * warm-up: a page that only watches video otherwise never runs it, and its next visit would
  * start without V8's cached WASM code).

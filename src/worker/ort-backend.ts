@@ -19,7 +19,7 @@ export interface BackendInfo {
   note?: string;
   /**
    * how ORT's WASM was compiled: 'early' from the start of create() (src/worker/precompiled-wasm.ts),
-   * 'by ORT' when ORT fetched it itself (WebGPU's build, or the early compile failed); absent until ORT has started
+   * 'by ORT' when ORT fetches it itself (WebGPU's build, or the early compile failed); absent while that is not known yet
    */
   ortWasm?: 'early' | 'by ORT';
 }
@@ -95,6 +95,8 @@ export class OrtBackend {
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       webgpuAdapter,
       note,
+      // WebGPU's build is fetched by ORT; the WASM build's way is known once ORT has started
+      ...(precompiled ? {} : { ortWasm: 'by ORT' as const }),
     };
     return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info, precompiled);
   }
@@ -127,10 +129,10 @@ export class OrtBackend {
 
   /** Runs a session creation; the first one starts ORT, on the WASM compiled since create() if there is one. */
   private async startingOrt<T>(create: () => Promise<T>): Promise<T> {
-    if (this.details.ortWasm) return create();
     const precompiled = this.precompiled;
+    if (!precompiled) return create();
     this.precompiled = undefined;
-    const { value, used } = precompiled ? await withPrecompiledWasm(precompiled.module, precompiled.wasmUrl, create) : { value: await create(), used: false };
+    const { value, used } = await withPrecompiledWasm(precompiled.module, precompiled.wasmUrl, create);
     this.details.ortWasm = used ? 'early' : 'by ORT';
     return value;
   }

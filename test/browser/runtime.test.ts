@@ -77,6 +77,8 @@ describe('runtime', () => {
       console.log('webgpu request ran on', JSON.stringify(await gpu.api.backendInfo()));
       const hasAdapter = await (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu?.requestAdapter();
       expect(info.backend).toBe(hasAdapter ? 'webgpu' : 'wasm');
+      // WebGPU's ORT build is fetched by ORT itself (the early compile is the plain WASM build's)
+      if (hasAdapter) expect((await gpu.api.backendInfo()).ortWasm).toBe('by ORT');
       if (!hasAdapter) expect(info.note).toMatch(/no WebGPU adapter/);
       const a = viaGpu.scores_fine!.data;
       const b = viaWasm.scores_fine!.data;
