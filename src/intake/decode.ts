@@ -24,6 +24,11 @@ export interface DecodeOptions {
   formats?: readonly ImageFormat[];
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * the same bytes as a Blob (an upload as it came): decoded as it is instead of from a copy
+   * (~1 ms a photo; the browser sniffs the format from the bytes, not the Blob's type)
+   */
+  source?: Blob;
 }
 
 export async function decodeImage(bytes: Uint8Array, opts: DecodeOptions = {}): Promise<DecodedImage> {
@@ -31,7 +36,7 @@ export async function decodeImage(bytes: Uint8Array, opts: DecodeOptions = {}): 
   const name = FORMAT_NAMES[info.format];
   const timeoutMs = opts.timeoutMs ?? DECODE_TIMEOUT_MS;
   const { signal, timedOut } = withTimeout(opts.signal, timeoutMs);
-  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: FORMAT_MIME[info.format] });
+  const blob = opts.source ?? new Blob([bytes as Uint8Array<ArrayBuffer>], { type: FORMAT_MIME[info.format] });
   const pending = createImageBitmap(blob, { imageOrientation: 'from-image' });
   let bitmap: ImageBitmap;
   try {

@@ -49,5 +49,5 @@ export async function loadImageBytes(input: ImageInput | Uint8Array, opts: LoadO
 /** Any accepted input → upright decoded image, or an EngineError (1002/1003/1004/5000/5001/5002). */
 export async function intakeImage(input: ImageInput | Uint8Array, opts: IntakeOptions): Promise<DecodedImage> {
   const bytes = await loadImageBytes(input, opts);
-  return decodeImage(bytes, { formats: opts.formats, signal: opts.signal, timeoutMs: opts.decodeTimeoutMs });
+  return decodeImage(bytes, { formats: opts.formats, signal: opts.signal, timeoutMs: opts.decodeTimeoutMs, source: input instanceof Blob ? input : undefined });
 }

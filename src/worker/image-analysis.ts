@@ -119,7 +119,7 @@ export async function analyzeImage(
   // in a cold start that is most of the wait for ORT's WASM, when the worker is otherwise idle
   startModelLoads(options, deps.models);
   const bytes = await loadImageBytes(input, { fetch: deps.fetch });
-  const image = await decodeImage(bytes, { formats: deps.formats });
+  const image = await decodeImage(bytes, { formats: deps.formats, source: input instanceof Blob ? input : undefined });
   try {
     const analysis = await analyzeBitmap(image.bitmap, options, deps);
     analysis.format = image.format;
