@@ -131,6 +131,11 @@ export class ModelRegistry {
    * nothing else to do (a creation is one synchronous call into ORT); the sessions in use are
    * untouched, and a failure only means the cache may not be written.
    */
+  /** whether warmCodeCache() has anything left to do (so callers schedule it only then) */
+  get codeCacheWarmUpPending(): boolean {
+    return this.codeCacheWarmUps.size > 0;
+  }
+
   async warmCodeCache(): Promise<void> {
     for (const [id, model] of this.codeCacheWarmUps) {
       if (!this.warmed.has(id)) continue;

@@ -50,7 +50,8 @@ const crops = new CropRenderer();
  * it runs once the answer has gone out: the code-cache warm-up (ModelRegistry.warmCodeCache).
  */
 function afterAnswer(models: ModelRegistry): void {
-  setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
+  // a timer only while there is work for it: once the warm-up is done, every answer skips it
+  if (models.codeCacheWarmUpPending) setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
 }
 
 function requireReady() {

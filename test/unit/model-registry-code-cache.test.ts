@@ -58,7 +58,9 @@ describe('ModelRegistry code-cache warm-up', () => {
     expect(created.map((s) => s.level), 'nothing before its first run').toEqual(['disabled']);
 
     await run(registry, 'facemesh');
+    expect(registry.codeCacheWarmUpPending, 'answers schedule it while it is to come').toBe(true);
     await registry.warmCodeCache();
+    expect(registry.codeCacheWarmUpPending, 'and stop scheduling it once done').toBe(false);
     expect(created.map((s) => [s.level, s.released])).toEqual([
       ['disabled', false],
       ['all', true],
@@ -76,6 +78,7 @@ describe('ModelRegistry code-cache warm-up', () => {
     const registry = await open(backend);
     expect(registry.entry('liveness').codeCacheWarmUp).toBeUndefined();
     await run(registry, 'liveness');
+    expect(registry.codeCacheWarmUpPending).toBe(false);
     await registry.warmCodeCache();
     expect(created.map((s) => s.level)).toEqual(['disabled']);
   });
