@@ -10,7 +10,7 @@ import type { Plugin } from 'vite';
 import { ModelManifestSchema } from '../src/models/manifest.ts';
 import type { PackageFile } from '../src/package/files.ts';
 import { MODEL_DIR, MODEL_MANIFEST, ORT_DIR, WORKER_FILE } from '../src/package/files.ts';
-import { ORT_FILES } from './vite-ort-assets.ts';
+import { ORT_FILES, ortFileBytes } from './vite-ort-assets.ts';
 
 const MARKER = '__KAIROS_PACKAGE_FILES__';
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
@@ -51,7 +51,8 @@ export function packageFiles(options: { modelsDir: string; ortDir: string }): Pl
           return describe(MODEL_DIR + m.file, readFileSync(from), { model: m.id, from });
         }),
       ];
-      const ort = ORT_FILES.map((name) => describe(ORT_DIR + name, readFileSync(join(options.ortDir, name))));
+      // as tools/vite-ort-assets.ts writes them into dist/lib/ort/ (the WASM build's binary patched)
+      const ort = ORT_FILES.map((name) => describe(ORT_DIR + name, ortFileBytes(options.ortDir, name)));
       const files = [describe(WORKER_FILE, worker.source), ...ort, ...models];
       const entries = Object.values(bundle).filter((c) => c.type === 'chunk' && c.code.includes(MARKER));
       for (const chunk of entries) {
