@@ -48,7 +48,7 @@ describe('runtime', () => {
 
   it("ORT's WASM is served with the short idle spin of its pool threads (tools/ort-wasm-patch.ts)", async () => {
     const bytes = new Uint8Array(await (await fetch('/ort/ort-wasm-simd-threaded.wasm')).arrayBuffer());
-    // where ORT reads its pool's spin count, an i32.const 16384 (4-byte LEB128) instead
+    // where ORT reads its pool's spin count (SPIN_COUNT_SITES; that module is Node-only), an i32.const 16384 instead
     for (const at of [0x962eb8, 0x963533]) expect([...bytes.subarray(at, at + 5)]).toEqual([0x41, 0x80, 0x80, 0x81, 0x00]);
     expect(WebAssembly.validate(bytes)).toBe(true);
   });
