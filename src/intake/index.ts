@@ -46,8 +46,14 @@ export async function loadImageBytes(input: ImageInput | Uint8Array, opts: LoadO
   return fetchImageBytes(parsed.url, { fetch: opts.fetch, signal: opts.signal, timeoutMs: opts.fetchTimeoutMs });
 }
 
-/** Any accepted input → upright decoded image, or an EngineError (1002/1003/1004/5000/5001/5002). */
-export async function intakeImage(input: ImageInput | Uint8Array, opts: IntakeOptions): Promise<DecodedImage> {
+/**
+ * Any accepted input → upright decoded image and the encoded bytes it came from, or an
+ * EngineError (1002/1003/1004/5000/5001/5002). An upload (Blob) is decoded as it is, not from a
+ * copy of its bytes.
+ */
+export async function intakeImage(input: ImageInput | Uint8Array, opts: IntakeOptions): Promise<DecodedImage & { bytes: Uint8Array }> {
   const bytes = await loadImageBytes(input, opts);
-  return decodeImage(bytes, { formats: opts.formats, signal: opts.signal, timeoutMs: opts.decodeTimeoutMs, source: input instanceof Blob ? input : undefined });
+  const source = input instanceof Blob ? input : undefined;
+  const image = await decodeImage(bytes, { formats: opts.formats, signal: opts.signal, timeoutMs: opts.decodeTimeoutMs, source });
+  return { ...image, bytes };
 }

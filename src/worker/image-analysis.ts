@@ -1,6 +1,6 @@
 // One image through the whole pipeline: intake → detection → per-face analysis.
 import { EngineError } from '../errors.ts';
-import { decodeImage, loadImageBytes, type ImageFormat, type ImageInput } from '../intake/index.ts';
+import { intakeImage, type ImageFormat, type ImageInput } from '../intake/index.ts';
 import { FORMAT_MIME } from '../intake/sniff.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
@@ -118,12 +118,11 @@ export async function analyzeImage(
   // the models download (and their sessions start) while the image is fetched and decoded:
   // in a cold start that is most of the wait for ORT's WASM, when the worker is otherwise idle
   startModelLoads(options, deps.models);
-  const bytes = await loadImageBytes(input, { fetch: deps.fetch });
-  const image = await decodeImage(bytes, { formats: deps.formats, source: input instanceof Blob ? input : undefined });
+  const image = await intakeImage(input, { fetch: deps.fetch, formats: deps.formats });
   try {
     const analysis = await analyzeBitmap(image.bitmap, options, deps);
     analysis.format = image.format;
-    if (options.keepEncoded) analysis.encoded = { bytes, mimeType: FORMAT_MIME[image.format] };
+    if (options.keepEncoded) analysis.encoded = { bytes: image.bytes, mimeType: FORMAT_MIME[image.format] };
     analysis.timings.decode = analysis.timings.decode + (performance.now() - started - analysis.timings.total);
     analysis.timings.total = performance.now() - started;
     return analysis;

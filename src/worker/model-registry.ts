@@ -125,17 +125,17 @@ export class ModelRegistry {
     return out;
   }
 
+  /** whether warmCodeCache() has anything left to do (so callers schedule it only then) */
+  get codeCacheWarmUpPending(): boolean {
+    return this.codeCacheWarmUps.size > 0;
+  }
+
   /**
    * For each model that has run and asks for it (manifest `codeCacheWarmUp`), once: creates and
    * releases CODE_CACHE_SESSIONS throwaway sessions at level 'all'. For when the worker has
    * nothing else to do (a creation is one synchronous call into ORT); the sessions in use are
    * untouched, and a failure only means the cache may not be written.
    */
-  /** whether warmCodeCache() has anything left to do (so callers schedule it only then) */
-  get codeCacheWarmUpPending(): boolean {
-    return this.codeCacheWarmUps.size > 0;
-  }
-
   async warmCodeCache(): Promise<void> {
     for (const [id, model] of this.codeCacheWarmUps) {
       if (!this.warmed.has(id)) continue;
