@@ -12,6 +12,7 @@
 // QDQ weights, other nodes, metadata) is copied byte for byte.
 
 import { concatBytes } from '../bytes.ts';
+import { BlockKernel } from './block-kernel.ts';
 import { fields, lengthDelimited, readVarint, text, varintBytes, type Field, type Span } from './protobuf-wire.ts';
 
 const FLOAT = 1;
@@ -30,10 +31,18 @@ interface NodeInfo {
 interface Constant {
   dims: number[];
   dataType: number;
-  /** raw little-endian values */
-  raw: Uint8Array;
+  /** raw little-endian values (of a folded result: once computed) */
+  raw?: Uint8Array;
   /** the values as float32, once known (folded results) */
   floats?: Float32Array;
+  /** a folded result not computed yet: a stored tensor as float32, then Mul / Add steps by one value per block */
+  chain?: Chain;
+}
+
+/** The usual stored weight, Cast(uint8) → Mul(scale per channel) → Add(offset per channel), kept as steps and computed in one go. */
+interface Chain {
+  base: Constant;
+  steps: { op: 'Mul' | 'Add'; perBlock: Float32Array; block: number }[];
 }
 
 function readNode(bytes: Uint8Array, span: Field): NodeInfo {
@@ -79,21 +88,35 @@ function readTensor(bytes: Uint8Array, span: Field): (Constant & { name: string 
   return raw ? { name, dims, dataType, raw } : undefined;
 }
 
-function toFloat32(c: Constant): Float32Array | undefined {
+function toFloat32(c: Constant, kernel: () => BlockKernel): Float32Array | undefined {
   if (c.floats) return c.floats;
+  if (c.chain) {
+    c.floats = computeChain(c.chain, kernel);
+    return c.floats;
+  }
+  const raw = c.raw!;
   const count = c.dims.reduce((a, b) => a * b, 1);
   if (c.dataType === FLOAT) {
     const out = new Float32Array(count);
-    new Uint8Array(out.buffer).set(c.raw);
+    new Uint8Array(out.buffer).set(raw);
     return out;
   }
   if (c.dataType === UINT8) {
     const out = new Float32Array(count);
-    out.set(c.raw);
+    out.set(raw);
     return out;
   }
-  if (c.dataType === FLOAT16) return halvesToFloat32(c.raw, count);
+  if (c.dataType === FLOAT16) return halvesToFloat32(raw, count);
   return undefined;
+}
+
+/** The chain's stored tensor loaded once into the kernel (uint8 converted on the way in), each step applied there, read out once. */
+function computeChain({ base, steps }: Chain, kernel: () => BlockKernel): Float32Array {
+  if (steps.length === 0) return toFloat32(base, kernel)!;
+  const k = kernel();
+  k.load(base.dataType === UINT8 && !base.floats && !base.chain ? base.raw! : toFloat32(base, kernel)!);
+  for (const step of steps) k.apply(step.op, step.perBlock, step.block);
+  return k.read();
 }
 
 /** the platform's Float16Array (Chromium 135+; not in Node 20), as far as this module needs it */
@@ -135,14 +158,37 @@ function halfToFloat(h: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
-/** numpy broadcasting of two float32 tensors through Mul or Add, each result rounded to float32 */
-function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: number[], op: 'Mul' | 'Add'): { values: Float32Array; dims: number[] } | undefined {
+/** numpy broadcasting of two shapes: the result's dims, or undefined when they do not broadcast */
+function broadcastDims(aDims: number[], bDims: number[]): { dims: number[]; ad: number[]; bd: number[] } | undefined {
   const rank = Math.max(aDims.length, bDims.length);
   const pad = (d: number[]) => [...Array<number>(rank - d.length).fill(1), ...d];
   const ad = pad(aDims);
   const bd = pad(bDims);
   const dims = ad.map((x, i) => Math.max(x, bd[i]!));
   if (ad.some((x, i) => x !== 1 && x !== dims[i]) || bd.some((x, i) => x !== 1 && x !== dims[i])) return undefined;
+  return { dims, ad, bd };
+}
+
+/**
+ * The usual case, a per-channel or scalar parameter: `a` has the result's shape and `b` holds one
+ * value per contiguous block of it (its dims match the result's up to some axis, then are 1).
+ * Returns the block size, or undefined for any other broadcast.
+ */
+function perBlockSize(aDims: number[], bDims: number[]): number | undefined {
+  const shapes = broadcastDims(aDims, bDims);
+  if (!shapes) return undefined;
+  const { dims, ad, bd } = shapes;
+  const bKept = bd.findLastIndex((x) => x !== 1) + 1;
+  if (!ad.every((x, i) => x === dims[i]) || !bd.every((x, i) => (i < bKept ? x === dims[i] : x === 1))) return undefined;
+  return dims.slice(bKept).reduce((x, y) => x * y, 1);
+}
+
+/** numpy broadcasting of two float32 tensors through Mul or Add, each result rounded to float32 (any shapes) */
+function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: number[], op: 'Mul' | 'Add'): { values: Float32Array; dims: number[] } | undefined {
+  const shapes = broadcastDims(aDims, bDims);
+  if (!shapes) return undefined;
+  const { dims, ad, bd } = shapes;
+  const rank = dims.length;
   const strides = (d: number[]) => {
     const s = Array<number>(rank).fill(0);
     let acc = 1;
@@ -152,20 +198,6 @@ function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: num
     }
     return s;
   };
-  // the usual case, a per-channel or scalar parameter: one b value per contiguous block of a
-  const count0 = dims.reduce((x, y) => x * y, 1);
-  const bKept = bd.findLastIndex((x) => x !== 1) + 1;
-  if (ad.every((x, i) => x === dims[i]) && bd.every((x, i) => (i < bKept ? x === dims[i] : x === 1))) {
-    const block = dims.slice(bKept).reduce((x, y) => x * y, 1);
-    const values = new Float32Array(count0);
-    // one loop per op: a callback per element is most of the time here
-    for (let i = 0, j = 0; i < count0; i += block, j++) {
-      const y = b[j]!;
-      if (op === 'Mul') for (let k = i; k < i + block; k++) values[k] = a[k]! * y;
-      else for (let k = i; k < i + block; k++) values[k] = a[k]! + y;
-    }
-    return { values, dims };
-  }
   const as = strides(ad);
   const bs = strides(bd);
   const count = dims.reduce((x, y) => x * y, 1);
@@ -189,27 +221,36 @@ function broadcast(a: Float32Array, aDims: number[], b: Float32Array, bDims: num
   return { values, dims };
 }
 
-function fold(node: NodeInfo, constants: Map<string, Constant>): Constant | undefined {
+function fold(node: NodeInfo, constants: Map<string, Constant>, kernel: () => BlockKernel): Constant | undefined {
   const inputs = node.inputs.map((n) => constants.get(n));
   if (node.outputs.length !== 1 || inputs.length === 0 || inputs.some((c) => !c)) return undefined;
   const [a, b] = inputs as Constant[];
   if (node.opType === 'Cast' && node.to === FLOAT && inputs.length === 1) {
-    const values = toFloat32(a!);
-    return values && { dims: a!.dims, dataType: FLOAT, raw: new Uint8Array(values.buffer), floats: values };
+    if (a!.dataType !== FLOAT && a!.dataType !== UINT8 && a!.dataType !== FLOAT16) return undefined;
+    // computed when something reads it (usually after a Mul and an Add have joined the chain)
+    return { dims: a!.dims, dataType: FLOAT, chain: a!.chain ?? { base: a!, steps: [] } };
   }
   if ((node.opType === 'Mul' || node.opType === 'Add') && inputs.length === 2 && a!.dataType === FLOAT && b!.dataType === FLOAT) {
-    const result = broadcast(toFloat32(a!)!, a!.dims, toFloat32(b!)!, b!.dims, node.opType);
-    return result && { dims: result.dims, dataType: FLOAT, raw: new Uint8Array(result.values.buffer), floats: result.values };
+    const op: 'Mul' | 'Add' = node.opType === 'Mul' ? 'Mul' : 'Add';
+    const block = perBlockSize(a!.dims, b!.dims);
+    if (block !== undefined) {
+      const chain = a!.chain ?? { base: a!, steps: [] };
+      const step = { op, perBlock: toFloat32(b!, kernel)!, block };
+      return { dims: a!.dims, dataType: FLOAT, chain: { base: chain.base, steps: [...chain.steps, step] } };
+    }
+    const result = broadcast(toFloat32(a!, kernel)!, a!.dims, toFloat32(b!, kernel)!, b!.dims, op);
+    return result && { dims: result.dims, dataType: FLOAT, floats: result.values };
   }
   return undefined;
 }
 
-function tensorProto(name: string, c: Constant): Uint8Array[] {
+function tensorProto(name: string, c: Constant, kernel: () => BlockKernel): Uint8Array[] {
+  const raw = c.raw ?? new Uint8Array(toFloat32(c, kernel)!.buffer);
   const head: number[] = [];
   for (const d of c.dims) head.push(0x08, ...varintBytes(d));
   head.push(0x10, ...varintBytes(c.dataType));
   const nameBytes = new TextEncoder().encode(name);
-  return [Uint8Array.from(head), ...lengthDelimited(8, [nameBytes]), ...lengthDelimited(9, [c.raw])];
+  return [Uint8Array.from(head), ...lengthDelimited(8, [nameBytes]), ...lengthDelimited(9, [raw])];
 }
 
 export interface UnpackStats {
@@ -249,11 +290,14 @@ export function unpackStoredWeights(model: Uint8Array): { model: Uint8Array; sta
 
   // a subgraph (If/Loop/Scan body) may read outer initializers this splice cannot see: leave such models alone
   if (nodes.some((n) => n.opType === 'If' || n.opType === 'Loop' || n.opType === 'Scan')) return { model, stats: { folded: 0, bytes: model.length } };
+  // made on the first chain computed, dropped with this call (its memory grows to the largest weight)
+  let blockKernel: BlockKernel | undefined;
+  const kernel = () => (blockKernel ??= BlockKernel.create());
   const removedNodes = new Set<Span>();
   const folded = new Map<string, Constant>();
   for (const node of nodes) {
     if (node.opType !== 'Cast' && node.opType !== 'Mul' && node.opType !== 'Add') continue;
-    const result = fold(node, constants);
+    const result = fold(node, constants, kernel);
     if (!result || graphOutputs.has(node.outputs[0]!)) continue;
     constants.set(node.outputs[0]!, result);
     folded.set(node.outputs[0]!, result);
@@ -269,7 +313,7 @@ export function unpackStoredWeights(model: Uint8Array): { model: Uint8Array; sta
   for (const [name, span] of initializerSpans) if (!used.has(name)) dropped.add(span);
   const graphParts: Uint8Array[] = [];
   for (const f of graphFields) if (!dropped.has(f)) graphParts.push(model.subarray(f.start, f.end));
-  for (const [name, c] of folded) if (used.has(name)) graphParts.push(...lengthDelimited(5, tensorProto(name, c)));
+  for (const [name, c] of folded) if (used.has(name)) graphParts.push(...lengthDelimited(5, tensorProto(name, c, kernel)));
 
   const modelParts: Uint8Array[] = [];
   for (const f of top) {
