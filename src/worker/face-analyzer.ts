@@ -143,17 +143,24 @@ export class FaceAnalyzer {
     private readonly crops: CropRenderer,
   ) {}
 
-  private async tensor(image: CanvasImageSource, view: View, modelId: string, side?: number): Promise<{ data: Float32Array; dims: number[] }> {
-    const entry = this.models.entry(modelId);
-    const size = side ?? (entry.input.shape[1] as number);
-    const channels = entry.input.channels;
-    const data = rgbaToTensor(this.crops.render(image, view, size), size * size, channels, entry.input.range);
+  /** a model's input crop: side, channels and value range */
+  private inputOf(modelId: string, side?: number) {
+    const { input } = this.models.entry(modelId);
+    return { size: side ?? (input.shape[1] as number), channels: input.channels, range: input.range };
+  }
+
+  /** A model's input tensor from a crop of `view`, in a new array (for inputs read again after the run). */
+  private tensor(image: CanvasImageSource, view: View, modelId: string, side?: number): { data: Float32Array; dims: number[] } {
+    const { size, channels, range } = this.inputOf(modelId, side);
+    const data = rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range);
     return { data, dims: [1, size, size, channels === 'RGB' ? 3 : 1] };
   }
 
-  private async run(image: CanvasImageSource, view: View, modelId: string, side?: number) {
-    const { data, dims } = await this.tensor(image, view, modelId, side);
-    return this.models.run(modelId, data, dims);
+  /** Runs a model on a crop of `view`, its input in a reused buffer. */
+  private run(image: CanvasImageSource, view: View, modelId: string, side?: number) {
+    const { size, channels, range } = this.inputOf(modelId, side);
+    const dims = [1, size, size, channels === 'RGB' ? 3 : 1];
+    return this.models.runFilled(modelId, dims, (input) => rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range, input));
   }
 
   private async mesh(image: CanvasImageSource, view: View): Promise<{ score: number; points: MeshPoint[] }> {
@@ -277,7 +284,7 @@ export class FaceAnalyzer {
 
   /** The L2-normalised embedding; with flip, the mean of the crop's and its mirror image's. */
   private async embedding(image: CanvasImageSource, id: EmbeddingModelId, view: View, flip: boolean): Promise<Float32Array> {
-    const { data, dims } = await this.tensor(image, view, id);
+    const { data, dims } = this.tensor(image, view, id);
     const output = EMBEDDING_OUTPUT[id];
     const plain = l2Normalize((await this.models.run(id, data, dims))[output]!.data);
     if (!flip) return plain;

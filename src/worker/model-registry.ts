@@ -3,6 +3,7 @@ import type { InferenceSession } from 'onnxruntime-web';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
 import type { OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
+import { InputBuffers } from './input-buffers.ts';
 
 export interface NamedOutput {
   data: Float32Array;
@@ -48,6 +49,7 @@ export class ModelRegistry {
   private readonly warmed = new Set<string>();
   /** unpacked bytes of models whose code-cache warm-up is still to come (manifest `codeCacheWarmUp`) */
   private readonly codeCacheWarmUps = new Map<string, Uint8Array>();
+  private readonly inputs = new InputBuffers();
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -123,6 +125,20 @@ export class ModelRegistry {
       tensor.dispose();
     }
     return out;
+  }
+
+  /**
+   * Runs a single-input model on an input that `fill` writes into a buffer lent for this run
+   * (src/worker/input-buffers.ts); for inputs nothing reads after the run.
+   */
+  async runFilled(id: string, dims: readonly number[], fill: (input: Float32Array<ArrayBuffer>) => void): Promise<Record<string, NamedOutput>> {
+    const input = this.inputs.take(dims.reduce((a, b) => a * b, 1));
+    try {
+      fill(input);
+      return await this.run(id, input, dims);
+    } finally {
+      this.inputs.give(input);
+    }
   }
 
   /** whether warmCodeCache() has anything left to do (so callers schedule it only then) */
