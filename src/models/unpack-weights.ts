@@ -3,9 +3,11 @@
 // chains, which ORT folds back to float32 when it creates the session. In ORT-web that folding
 // runs at V8's baseline tier and makes its ~490 KB Cast kernel hot, whose optimised compile
 // then takes ~2 s of a core in the background while the first request runs (measured:
-// docs/benchmarks.md "Where the time goes"). Folding those chains here, in plain JS, before the
-// session exists, gives ORT a model with ordinary float32 weights: the same values (float32
-// arithmetic, as ORT's kernels).
+// docs/benchmarks.md "Where the time goes"). Folding those chains here, before the session
+// exists, gives ORT a model with ordinary float32 weights: the same values (float32 arithmetic, as
+// ORT's kernels). A chain of per-channel Mul / Add steps is computed in one go by a small
+// WebAssembly kernel (src/models/block-kernel.ts): the same loops in JavaScript run interpreted in
+// a cold page.
 //
 // Only constant chains are touched: Cast (to float32, from float16 / uint8 / float32), Mul and
 // Add whose inputs are all initializers or already folded. Everything else in the file (int8

@@ -143,23 +143,22 @@ export class FaceAnalyzer {
     private readonly crops: CropRenderer,
   ) {}
 
-  /** a model's input crop: side, channels and value range */
+  /** a model's input crop: side, channels, value range and tensor dims */
   private inputOf(modelId: string, side?: number) {
     const { input } = this.models.entry(modelId);
-    return { size: side ?? (input.shape[1] as number), channels: input.channels, range: input.range };
+    const size = side ?? (input.shape[1] as number);
+    return { size, channels: input.channels, range: input.range, dims: [1, size, size, input.channels === 'RGB' ? 3 : 1] };
   }
 
   /** A model's input tensor from a crop of `view`, in a new array (for inputs read again after the run). */
   private tensor(image: CanvasImageSource, view: View, modelId: string, side?: number): { data: Float32Array; dims: number[] } {
-    const { size, channels, range } = this.inputOf(modelId, side);
-    const data = rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range);
-    return { data, dims: [1, size, size, channels === 'RGB' ? 3 : 1] };
+    const { size, channels, range, dims } = this.inputOf(modelId, side);
+    return { data: rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range), dims };
   }
 
   /** Runs a model on a crop of `view`, its input in a reused buffer. */
   private run(image: CanvasImageSource, view: View, modelId: string, side?: number) {
-    const { size, channels, range } = this.inputOf(modelId, side);
-    const dims = [1, size, size, channels === 'RGB' ? 3 : 1];
+    const { size, channels, range, dims } = this.inputOf(modelId, side);
     return this.models.runFilled(modelId, dims, (input) => rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range, input));
   }
 
