@@ -155,19 +155,16 @@ export async function analyzeBitmap(
   );
   const detected = performance.now();
   const analyzer = new FaceAnalyzer(deps.models, deps.crops);
-  const faces: FaceAnalysis[] = [];
-  for (const d of detections) {
-    const face = await analyzer.analyze(bitmap, d, {
-      demographics: options.demographics && demographicsSettings(options),
-      emotion: options.emotion,
-      emotionModel: options.emotionModel,
-      embed: options.embed,
-      liveness: options.selector.liveness,
-      keepMesh: options.keepMesh,
-      minMeshScore: settings.minMeshScore,
-    });
-    if (face && face.box.height >= minFace * 0.8) faces.push(face);
-  }
+  const analysed = await analyzer.analyzeAll(bitmap, detections, {
+    demographics: options.demographics && demographicsSettings(options),
+    emotion: options.emotion,
+    emotionModel: options.emotionModel,
+    embed: options.embed,
+    liveness: options.selector.liveness,
+    keepMesh: options.keepMesh,
+    minMeshScore: settings.minMeshScore,
+  });
+  const faces = analysed.filter((face): face is FaceAnalysis => face !== undefined && face.box.height >= minFace * 0.8);
   faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
   return {
     width: bitmap.width,
