@@ -123,8 +123,14 @@ function meshView(c: Candidate): View {
  */
 const RETRY_MESH_SCORE = 0.05;
 
-/** how many face crops one mesh run takes (bounds the input and ORT's working memory: a crop is 0.4 MB as input) */
-const MESH_BATCH = 8;
+/**
+ * Face crops per run, for the models that run faster per face in a batch (2 threads, Chromium, ms a
+ * face at a batch of 1 / 2 / 4 / 8: facemesh 3.6 / 2.9 / 2.9 / 2.7, AgeGenderNet 5.0 / 4.4 / 4.1 /
+ * 4.1, liveness 0.44 / 0.36 / 0.29 / 0.27); GEAR (22.4 / 21.6 / 22.1 / 22.2) and antispoof (3.1 /
+ * 3.1 / 3.4 / 3.2) gain nothing and run one face at a time. Eight bounds the input and ORT's
+ * working memory (a mesh crop is 0.4 MB as input).
+ */
+const BATCH: Record<string, number> = { facemesh: 8, 'faceapi-age-gender': 8, liveness: 8 };
 
 /** the mesh model's reading of one crop: its face-presence score and the 468 points in image pixels */
 interface Mesh {
@@ -177,30 +183,36 @@ export class FaceAnalyzer {
     return { data: rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range), dims };
   }
 
-  /** Runs a model on a crop of `view`, its input in a reused buffer. */
-  private run(image: CanvasImageSource, view: View, modelId: string, side?: number) {
-    const { size, channels, range, dims } = this.inputOf(modelId, side);
-    return this.models.runFilled(modelId, dims, (input) => rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range, input));
-  }
-
   /**
-   * Face meshes of several crops, MESH_BATCH per run: in one run of a batch the mesh model costs
-   * ~20% less per face than run face by face (2 threads, Chromium: 3.6 → 2.9 ms at 2, 2.7 at 8).
+   * Runs a model on crops of several views, up to its BATCH size per run (inputs in a reused
+   * buffer); each view's outputs, in order.
    */
-  private async meshes(image: CanvasImageSource, views: readonly View[]): Promise<Mesh[]> {
-    const { size, channels, range } = this.inputOf('facemesh');
-    const item = size * size * 3;
-    const found: Mesh[] = [];
-    for (let start = 0; start < views.length; start += MESH_BATCH) {
-      const batch = views.slice(start, start + MESH_BATCH);
-      const out = await this.models.runFilled('facemesh', [batch.length, size, size, 3], (input) =>
+  private async runViews(image: CanvasImageSource, views: readonly View[], modelId: string, side?: number): Promise<Record<string, Float32Array>[]> {
+    const { size, channels, range, dims } = this.inputOf(modelId, side);
+    const item = dims[1]! * dims[2]! * dims[3]!;
+    const batchSize = BATCH[modelId] ?? 1;
+    const results: Record<string, Float32Array>[] = [];
+    for (let start = 0; start < views.length; start += batchSize) {
+      const batch = views.slice(start, start + batchSize);
+      const out = await this.models.runFilled(modelId, [batch.length, ...dims.slice(1)], (input) =>
         batch.forEach((view, i) => rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range, input.subarray(i * item, (i + 1) * item))),
       );
-      const raw = out.output_mesh!.data;
-      const perFace = raw.length / batch.length;
-      batch.forEach((view, i) => found.push(meshPoints(raw.subarray(i * perFace, (i + 1) * perFace), view, out.output_faceflag!.data[i]!)));
+      batch.forEach((_, i) =>
+        results.push(Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data.subarray((i * data.length) / batch.length, ((i + 1) * data.length) / batch.length)]))),
+      );
     }
-    return found;
+    return results;
+  }
+
+  /** Runs a model on a crop of `view`. */
+  private async run(image: CanvasImageSource, view: View, modelId: string, side?: number): Promise<Record<string, Float32Array>> {
+    return (await this.runViews(image, [view], modelId, side))[0]!;
+  }
+
+  /** Face meshes of several crops (batched: BATCH). */
+  private async meshes(image: CanvasImageSource, views: readonly View[]): Promise<Mesh[]> {
+    const outputs = await this.runViews(image, views, 'facemesh');
+    return outputs.map((out, i) => meshPoints(out.output_mesh!, views[i]!, out.output_faceflag![0]!));
   }
 
   /**
@@ -220,12 +232,20 @@ export class FaceAnalyzer {
     return first.map((m) => (m.score >= minMeshScore ? m : undefined));
   }
 
-  /** Analyses detected faces (meshes first, batched); undefined where the mesh model says it is not a face. */
+  /**
+   * Analyses detected faces, one stage at a time over all of them (so models that gain from a
+   * batch get one: BATCH); undefined where the mesh model says it is not a face.
+   */
   async analyzeAll(image: CanvasImageSource, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
     const meshes = await this.meshAll(image, detections, options.minMeshScore);
-    const out: (FaceAnalysis | undefined)[] = [];
-    for (const [i, mesh] of meshes.entries()) out.push(mesh && (await this.analyzeMeshed(image, detections[i]!, mesh, options)));
-    return out;
+    const faces = meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh));
+    const found = faces.filter((f): f is FaceAnalysis => f !== undefined);
+    if (found.length === 0) return faces;
+    if (options.demographics) await this.addDemographics(image, found, options.demographics);
+    if (options.emotion) await this.addEmotions(image, found, options.emotionModel ?? DEFAULT_EMOTION_MODEL);
+    if (options.liveness) await this.addLiveness(image, found);
+    if (options.embed && options.embed.models.length > 0) await this.addEmbeddings(image, found, options.embed);
+    return faces;
   }
 
   /** Analyses one detected face; undefined when the mesh model says it is not a face. */
@@ -233,9 +253,8 @@ export class FaceAnalyzer {
     return (await this.analyzeAll(image, [detection], options))[0];
   }
 
-  /** The rest of a face's analysis once its mesh is known. */
-  private async analyzeMeshed(image: CanvasImageSource, detection: Candidate, { score: meshScore, points }: Mesh, options: AnalysisOptions): Promise<FaceAnalysis> {
-    let t: number;
+  /** What the mesh gives: geometry, the box, the attribute crop and the quality. */
+  private describe(image: CanvasImageSource, detection: Candidate, { score: meshScore, points }: Mesh, keepMesh: boolean): FaceAnalysis {
     const geometry = faceGeometry(points);
     const box = boundingBox(points);
     // attribute crops: upright and centred on the mesh; the mesh box is ~15% larger than the
@@ -246,74 +265,81 @@ export class FaceAnalyzer {
       size: 1.2 * Math.max(box.width, box.height),
       angle: (geometry.roll * Math.PI) / 180,
     };
-
-    const grayCrop = rgbaToTensor(this.crops.render(image, faceView, 64), 64 * 64, 'gray', [0, 255]);
     const quality = faceQuality({
-      sharpness: laplacianVariance(grayCrop, 64, 64),
+      sharpness: laplacianVariance(this.grayCrop(image, faceView), 64, 64),
       eyeDistance: geometry.eyeDistance,
       yaw: geometry.yaw,
       pitch: geometry.pitch,
       score: detection.score,
     });
     const analysis: FaceAnalysis = { detection, meshScore, box, geometry, quality, faceView };
-    if (options.keepMesh) analysis.mesh = points;
-
-    if (options.demographics) {
-      t = performance.now();
-      const settings = options.demographics;
-      const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
-      const gear = await this.run(image, subView(faceView, 0.5, 0.45, gearSide), 'gear', settings.gearInputSize);
-      const second = await this.ageGender(image, faceView, settings);
-      analysis.demographics = {
-        age: estimateAge(gear.age_output!.data, second?.age, settings.secondModelAge),
-        male: estimateMale(gear.gender_output!.data, second?.male),
-        race: raceFractions(gear.race_output!.data),
-      };
-      this.times.demographics += performance.now() - t;
-    }
-    if (options.emotion) {
-      t = performance.now();
-      if ((options.emotionModel ?? DEFAULT_EMOTION_MODEL) === 'emotion') {
-        const input = grayCrop.map((v) => v / 127.5 - 1);
-        const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
-        analysis.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
-      } else {
-        const probs = (await this.run(image, faceView, 'faceapi-expression')).expressions!.data;
-        analysis.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
-      }
-      this.times.emotion += performance.now() - t;
-    }
-    if (options.liveness) {
-      t = performance.now();
-      const real = (await this.run(image, faceView, 'antispoof')).activation_4!.data[0]!;
-      const live = (await this.run(image, faceView, 'liveness')).activation_6!.data[0]!;
-      analysis.liveness = combineLiveness(real, live);
-      this.times.liveness += performance.now() - t;
-    }
-    if (options.embed && options.embed.models.length > 0) {
-      t = performance.now();
-      analysis.embeddings = {};
-      for (const id of options.embed.models) {
-        analysis.embeddings[id] = await this.embedding(image, id, this.alignedView(id, geometry, faceView), options.embed.flip);
-      }
-      this.times.embed += performance.now() - t;
-    }
+    if (keepMesh) analysis.mesh = points;
     return analysis;
   }
 
-  /** The second age and gender model's reading of the face, if the settings name one. */
-  private async ageGender(image: CanvasImageSource, faceView: View, settings: DemographicsSettings): Promise<{ age: number; male: number } | undefined> {
+  /** the face as 64×64 grey levels 0..255 (quality, and the small emotion model's input) */
+  private grayCrop(image: CanvasImageSource, faceView: View): Float32Array {
+    return rgbaToTensor(this.crops.render(image, faceView, 64), 64 * 64, 'gray', [0, 255]);
+  }
+
+  private async addDemographics(image: CanvasImageSource, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
+    const t = performance.now();
+    const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
+    const gear = await this.runViews(image, faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide)), 'gear', settings.gearInputSize);
+    const second = await this.ageGender(image, faces, settings);
+    faces.forEach((face, i) => {
+      face.demographics = {
+        age: estimateAge(gear[i]!.age_output!, second?.[i]!.age, settings.secondModelAge),
+        male: estimateMale(gear[i]!.gender_output!, second?.[i]!.male),
+        race: raceFractions(gear[i]!.race_output!),
+      };
+    });
+    this.times.demographics += performance.now() - t;
+  }
+
+  private async addEmotions(image: CanvasImageSource, faces: FaceAnalysis[], model: EmotionModelId): Promise<void> {
+    const t = performance.now();
+    for (const face of faces) {
+      if (model === 'emotion') {
+        const input = this.grayCrop(image, face.faceView).map((v) => v / 127.5 - 1);
+        const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
+        face.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      } else {
+        const probs = (await this.run(image, face.faceView, 'faceapi-expression')).expressions!;
+        face.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      }
+    }
+    this.times.emotion += performance.now() - t;
+  }
+
+  private async addLiveness(image: CanvasImageSource, faces: FaceAnalysis[]): Promise<void> {
+    const t = performance.now();
+    const views = faces.map((f) => f.faceView);
+    const real = await this.runViews(image, views, 'antispoof');
+    const live = await this.runViews(image, views, 'liveness');
+    faces.forEach((face, i) => (face.liveness = combineLiveness(real[i]!.activation_4![0]!, live[i]!.activation_6![0]!)));
+    this.times.liveness += performance.now() - t;
+  }
+
+  private async addEmbeddings(image: CanvasImageSource, faces: FaceAnalysis[], embed: NonNullable<AnalysisOptions['embed']>): Promise<void> {
+    const t = performance.now();
+    for (const face of faces) {
+      face.embeddings = {};
+      for (const id of embed.models) face.embeddings[id] = await this.embedding(image, id, this.alignedView(id, face.geometry, face.faceView), embed.flip);
+    }
+    this.times.embed += performance.now() - t;
+  }
+
+  /** The second age and gender model's reading of each face, if the settings name one. */
+  private async ageGender(image: CanvasImageSource, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<{ age: number; male: number }[] | undefined> {
+    const views = faces.map((f) => f.faceView);
     switch (settings.ageGender) {
       case 'none':
         return undefined;
-      case 'faceres': {
-        const out = await this.run(image, faceView, 'faceres', settings.faceresInputSize);
-        return { age: faceresAge(out['age_pred/Softmax:0']!.data), male: out['gender_pred/Sigmoid:0']!.data[0]! };
-      }
-      case 'faceapi-age-gender': {
-        const out = await this.run(image, faceView, 'faceapi-age-gender');
-        return { age: out.age!.data[0]!, male: out.gender!.data[0]! };
-      }
+      case 'faceres':
+        return (await this.runViews(image, views, 'faceres', settings.faceresInputSize)).map((out) => ({ age: faceresAge(out['age_pred/Softmax:0']!), male: out['gender_pred/Sigmoid:0']![0]! }));
+      case 'faceapi-age-gender':
+        return (await this.runViews(image, views, 'faceapi-age-gender')).map((out) => ({ age: out.age![0]!, male: out.gender![0]! }));
     }
   }
 
