@@ -126,11 +126,12 @@ const RETRY_MESH_SCORE = 0.05;
 /**
  * Face crops per run, for the models that run faster per face in a batch (2 threads, Chromium, ms a
  * face at a batch of 1 / 2 / 4 / 8: facemesh 3.6 / 2.9 / 2.9 / 2.7, AgeGenderNet 5.0 / 4.4 / 4.1 /
- * 4.1, liveness 0.44 / 0.36 / 0.29 / 0.27); GEAR (22.4 / 21.6 / 22.1 / 22.2) and antispoof (3.1 /
+ * 4.1, liveness 0.44 / 0.36 / 0.29 / 0.27, the expression model 3.9 / 3.3 / 3.0 / 2.9, the
+ * recogniser 8.5 / 7.5 / 7.4 / 7.2, a face's crop and its mirror image counting as two); GEAR (22.4 / 21.6 / 22.1 / 22.2) and antispoof (3.1 /
  * 3.1 / 3.4 / 3.2) gain nothing and run one face at a time. Eight bounds the input and ORT's
  * working memory (a mesh crop is 0.4 MB as input).
  */
-const BATCH: Record<string, number> = { facemesh: 8, 'faceapi-age-gender': 8, liveness: 8 };
+const BATCH: Record<string, number> = { facemesh: 8, 'faceapi-age-gender': 8, liveness: 8, 'faceapi-expression': 8, 'faceapi-recognition': 8 };
 
 /** the mesh model's reading of one crop: its face-presence score and the 468 points in image pixels */
 interface Mesh {
@@ -177,36 +178,31 @@ export class FaceAnalyzer {
     return { size, channels: input.channels, range: input.range, dims: [1, size, size, input.channels === 'RGB' ? 3 : 1] };
   }
 
-  /** A model's input tensor from a crop of `view`, in a new array (for inputs read again after the run). */
-  private tensor(image: CanvasImageSource, view: View, modelId: string, side?: number): { data: Float32Array; dims: number[] } {
-    const { size, channels, range, dims } = this.inputOf(modelId, side);
-    return { data: rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range), dims };
-  }
-
   /**
-   * Runs a model on crops of several views, up to its BATCH size per run (inputs in a reused
-   * buffer); each view's outputs, in order.
+   * Runs a model on `count` inputs, up to its BATCH size per run (in a reused buffer); `write`
+   * fills input i. Each input's outputs, in order.
    */
-  private async runViews(image: CanvasImageSource, views: readonly View[], modelId: string, side?: number): Promise<Record<string, Float32Array>[]> {
-    const { size, channels, range, dims } = this.inputOf(modelId, side);
+  private async runEach(modelId: string, count: number, write: (i: number, input: Float32Array<ArrayBuffer>) => void, side?: number): Promise<Record<string, Float32Array>[]> {
+    const { dims } = this.inputOf(modelId, side);
     const item = dims[1]! * dims[2]! * dims[3]!;
     const batchSize = BATCH[modelId] ?? 1;
     const results: Record<string, Float32Array>[] = [];
-    for (let start = 0; start < views.length; start += batchSize) {
-      const batch = views.slice(start, start + batchSize);
-      const out = await this.models.runFilled(modelId, [batch.length, ...dims.slice(1)], (input) =>
-        batch.forEach((view, i) => rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range, input.subarray(i * item, (i + 1) * item))),
-      );
-      batch.forEach((_, i) =>
-        results.push(Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data.subarray((i * data.length) / batch.length, ((i + 1) * data.length) / batch.length)]))),
-      );
+    for (let start = 0; start < count; start += batchSize) {
+      const n = Math.min(batchSize, count - start);
+      const out = await this.models.runFilled(modelId, [n, ...dims.slice(1)], (input) => {
+        for (let i = 0; i < n; i++) write(start + i, input.subarray(i * item, (i + 1) * item));
+      });
+      for (let i = 0; i < n; i++) {
+        results.push(Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data.subarray((i * data.length) / n, ((i + 1) * data.length) / n)])));
+      }
     }
     return results;
   }
 
-  /** Runs a model on a crop of `view`. */
-  private async run(image: CanvasImageSource, view: View, modelId: string, side?: number): Promise<Record<string, Float32Array>> {
-    return (await this.runViews(image, [view], modelId, side))[0]!;
+  /** Runs a model on crops of several views (batched: runEach); each view's outputs. */
+  private runViews(image: CanvasImageSource, views: readonly View[], modelId: string, side?: number): Promise<Record<string, Float32Array>[]> {
+    const { size, channels, range } = this.inputOf(modelId, side);
+    return this.runEach(modelId, views.length, (i, input) => rgbaToTensor(this.crops.render(image, views[i]!, size), size * size, channels, range, input), side);
   }
 
   /** Face meshes of several crops (batched: BATCH). */
@@ -299,15 +295,18 @@ export class FaceAnalyzer {
 
   private async addEmotions(image: CanvasImageSource, faces: FaceAnalysis[], model: EmotionModelId): Promise<void> {
     const t = performance.now();
-    for (const face of faces) {
-      if (model === 'emotion') {
+    if (model === 'emotion') {
+      for (const face of faces) {
         const input = this.grayCrop(image, face.faceView).map((v) => v / 127.5 - 1);
         const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
         face.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
-      } else {
-        const probs = (await this.run(image, face.faceView, 'faceapi-expression')).expressions!;
-        face.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
       }
+    } else {
+      const outputs = await this.runViews(image, faces.map((f) => f.faceView), 'faceapi-expression');
+      faces.forEach((face, k) => {
+        const probs = outputs[k]!.expressions!;
+        face.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
+      });
     }
     this.times.emotion += performance.now() - t;
   }
@@ -323,9 +322,10 @@ export class FaceAnalyzer {
 
   private async addEmbeddings(image: CanvasImageSource, faces: FaceAnalysis[], embed: NonNullable<AnalysisOptions['embed']>): Promise<void> {
     const t = performance.now();
-    for (const face of faces) {
-      face.embeddings = {};
-      for (const id of embed.models) face.embeddings[id] = await this.embedding(image, id, this.alignedView(id, face.geometry, face.faceView), embed.flip);
+    for (const face of faces) face.embeddings = {};
+    for (const id of embed.models) {
+      const found = await this.embeddings(image, id, faces.map((f) => this.alignedView(id, f.geometry, f.faceView)), embed.flip);
+      faces.forEach((face, i) => (face.embeddings![id] = found[i]!));
     }
     this.times.embed += performance.now() - t;
   }
@@ -355,13 +355,23 @@ export class FaceAnalyzer {
     }
   }
 
-  /** The L2-normalised embedding; with flip, the mean of the crop's and its mirror image's. */
-  private async embedding(image: CanvasImageSource, id: EmbeddingModelId, view: View, flip: boolean): Promise<Float32Array> {
-    const { data, dims } = this.tensor(image, view, id);
+  /**
+   * The L2-normalised embedding of each view's crop; with flip, the mean of the crop's and its
+   * mirror image's (the two in the same batch).
+   */
+  private async embeddings(image: CanvasImageSource, id: EmbeddingModelId, views: readonly View[], flip: boolean): Promise<Float32Array[]> {
+    const { size, channels, range, dims } = this.inputOf(id);
+    const copies = flip ? 2 : 1;
+    const outputs = await this.runEach(id, views.length * copies, (i, input) => {
+      rgbaToTensor(this.crops.render(image, views[Math.floor(i / copies)]!, size), size * size, channels, range, input);
+      if (i % copies === 1) input.set(flipHorizontal(input, dims[1]!, dims[3]!));
+    });
     const output = EMBEDDING_OUTPUT[id];
-    const plain = l2Normalize((await this.models.run(id, data, dims))[output]!.data);
-    if (!flip) return plain;
-    const mirrored = l2Normalize((await this.models.run(id, flipHorizontal(data, dims[1]!, dims[3]!), dims))[output]!.data);
-    return l2Normalize(plain.map((v, i) => v + mirrored[i]!));
+    return views.map((_, k) => {
+      const plain = l2Normalize(outputs[k * copies]![output]!);
+      if (!flip) return plain;
+      const mirrored = l2Normalize(outputs[k * copies + 1]![output]!);
+      return l2Normalize(plain.map((v, i) => v + mirrored[i]!));
+    });
   }
 }
