@@ -29,6 +29,8 @@ export interface AnalysisOptions {
   keepMesh: boolean;
   /** a face whose mesh presence score is below this is dropped as a false detection */
   minMeshScore: number;
+  /** a face whose mesh box is lower than this (pixels) is dropped before its attributes are computed */
+  minBoxHeight?: number;
   /** face embeddings to compute, each on its own aligned crop */
   embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
 }
@@ -139,6 +141,12 @@ interface Mesh {
   points: MeshPoint[];
 }
 
+/** A face as the mesh describes it, with the grey crop its quality was measured on. */
+interface Described {
+  face: FaceAnalysis;
+  gray: Float32Array;
+}
+
 /** One crop's mesh output (x, y, z per point in crop pixels) mapped back to the image. */
 function meshPoints(raw: Float32Array, view: View, score: number): Mesh {
   const toImage = cropToImage(view, MESH_SIZE);
@@ -230,18 +238,22 @@ export class FaceAnalyzer {
 
   /**
    * Analyses detected faces, one stage at a time over all of them (so models that gain from a
-   * batch get one: BATCH); undefined where the mesh model says it is not a face.
+   * batch get one: BATCH); undefined where the mesh model says it is not a face or its mesh box is
+   * below minBoxHeight (then no attribute model runs for it).
    */
   async analyzeAll(image: CanvasImageSource, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
     const meshes = await this.meshAll(image, detections, options.minMeshScore);
-    const faces = meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh));
-    const found = faces.filter((f): f is FaceAnalysis => f !== undefined);
-    if (found.length === 0) return faces;
-    if (options.demographics) await this.addDemographics(image, found, options.demographics);
-    if (options.emotion) await this.addEmotions(image, found, options.emotionModel ?? DEFAULT_EMOTION_MODEL);
-    if (options.liveness) await this.addLiveness(image, found);
-    if (options.embed && options.embed.models.length > 0) await this.addEmbeddings(image, found, options.embed);
-    return faces;
+    const described = meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh));
+    const keep = (d: Described | undefined): d is Described => d !== undefined && d.face.box.height >= (options.minBoxHeight ?? 0);
+    const kept = described.filter(keep);
+    const found = kept.map((d) => d.face);
+    if (found.length > 0) {
+      if (options.demographics) await this.addDemographics(image, found, options.demographics);
+      if (options.emotion) await this.addEmotions(image, kept, options.emotionModel ?? DEFAULT_EMOTION_MODEL);
+      if (options.liveness) await this.addLiveness(image, found);
+      if (options.embed && options.embed.models.length > 0) await this.addEmbeddings(image, found, options.embed);
+    }
+    return described.map((d) => (keep(d) ? d.face : undefined));
   }
 
   /** Analyses one detected face; undefined when the mesh model says it is not a face. */
@@ -249,8 +261,8 @@ export class FaceAnalyzer {
     return (await this.analyzeAll(image, [detection], options))[0];
   }
 
-  /** What the mesh gives: geometry, the box, the attribute crop and the quality. */
-  private describe(image: CanvasImageSource, detection: Candidate, { score: meshScore, points }: Mesh, keepMesh: boolean): FaceAnalysis {
+  /** What the mesh gives: geometry, the box, the attribute crop and the quality (and the grey crop it was judged on). */
+  private describe(image: CanvasImageSource, detection: Candidate, { score: meshScore, points }: Mesh, keepMesh: boolean): Described {
     const geometry = faceGeometry(points);
     const box = boundingBox(points);
     // attribute crops: upright and centred on the mesh; the mesh box is ~15% larger than the
@@ -261,8 +273,10 @@ export class FaceAnalyzer {
       size: 1.2 * Math.max(box.width, box.height),
       angle: (geometry.roll * Math.PI) / 180,
     };
+    // the face as 64×64 grey levels 0..255: its sharpness, and the small emotion model's input
+    const gray = rgbaToTensor(this.crops.render(image, faceView, 64), 64 * 64, 'gray', [0, 255]);
     const quality = faceQuality({
-      sharpness: laplacianVariance(this.grayCrop(image, faceView), 64, 64),
+      sharpness: laplacianVariance(gray, 64, 64),
       eyeDistance: geometry.eyeDistance,
       yaw: geometry.yaw,
       pitch: geometry.pitch,
@@ -270,12 +284,7 @@ export class FaceAnalyzer {
     });
     const analysis: FaceAnalysis = { detection, meshScore, box, geometry, quality, faceView };
     if (keepMesh) analysis.mesh = points;
-    return analysis;
-  }
-
-  /** the face as 64×64 grey levels 0..255 (quality, and the small emotion model's input) */
-  private grayCrop(image: CanvasImageSource, faceView: View): Float32Array {
-    return rgbaToTensor(this.crops.render(image, faceView, 64), 64 * 64, 'gray', [0, 255]);
+    return { face: analysis, gray };
   }
 
   private async addDemographics(image: CanvasImageSource, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
@@ -293,17 +302,16 @@ export class FaceAnalyzer {
     this.times.demographics += performance.now() - t;
   }
 
-  private async addEmotions(image: CanvasImageSource, faces: FaceAnalysis[], model: EmotionModelId): Promise<void> {
+  private async addEmotions(image: CanvasImageSource, faces: readonly Described[], model: EmotionModelId): Promise<void> {
     const t = performance.now();
     if (model === 'emotion') {
-      for (const face of faces) {
-        const input = this.grayCrop(image, face.faceView).map((v) => v / 127.5 - 1);
-        const probs = (await this.models.run('emotion', input, [1, 64, 64, 1])).emotion!.data;
+      for (const { face, gray } of faces) {
+        const probs = (await this.models.run('emotion', gray.map((v) => v / 127.5 - 1), [1, 64, 64, 1])).emotion!.data;
         face.emotion = Object.fromEntries(EMOTION_CLASSES.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
       }
     } else {
-      const outputs = await this.runViews(image, faces.map((f) => f.faceView), 'faceapi-expression');
-      faces.forEach((face, k) => {
+      const outputs = await this.runViews(image, faces.map((d) => d.face.faceView), 'faceapi-expression');
+      faces.forEach(({ face }, k) => {
         const probs = outputs[k]!.expressions!;
         face.emotion = Object.fromEntries(FACEAPI_EXPRESSION_ORDER.map((name, i) => [name, probs[i]!])) as FaceAnalysis['emotion'];
       });

@@ -163,8 +163,10 @@ export async function analyzeBitmap(
     liveness: options.selector.liveness,
     keepMesh: options.keepMesh,
     minMeshScore: settings.minMeshScore,
+    // the mesh box of a face the detector found at minFace can be a little smaller
+    minBoxHeight: minFace * 0.8,
   });
-  const faces = analysed.filter((face): face is FaceAnalysis => face !== undefined && face.box.height >= minFace * 0.8);
+  const faces = analysed.filter((face): face is FaceAnalysis => face !== undefined);
   faces.sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
   return {
     width: bitmap.width,
