@@ -4,6 +4,8 @@
 // LIVENESS, 2 threads), with human's in between as the yardstick. For judging a cold-start
 // change on a noisy machine: both sides see the same load. Prints medians; writes nothing.
 //   --runs N (6)  per side and first photo   --photo single|large|both (both)   --no-human
+//   --browser-arg ARG  (repeatable) an extra Chromium flag for every side, e.g.
+//                      --browser-arg=--js-flags=--wasm-tiering-budget=40000000 (a V8 setting's bound)
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '6' },
     photo: { type: 'string', default: 'both' },
     'no-human': { type: 'boolean', default: false },
+    'browser-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 if (!values.a) throw new Error('--a DIR (a folder under dist/ with a package build) is required');
@@ -35,7 +38,7 @@ const sides: { name: string; query: Record<string, string> }[] = [
 ];
 const LIBRARY_FILES = ['/dist/', '/node_modules/@vladmandic/human/dist/', '/node_modules/@tensorflow/tfjs-backend-wasm/dist/'];
 
-await withBrowserSession({ callTimeoutMs: 600_000, timeoutMs: 120_000, optimizeEntries: [FRAME], staticPaths: LIBRARY_FILES }, async (session) => {
+await withBrowserSession({ extraArgs: values['browser-arg'], callTimeoutMs: 600_000, timeoutMs: 120_000, optimizeEntries: [FRAME], staticPaths: LIBRARY_FILES }, async (session) => {
   const times = new Map<string, number[]>();
   for (let r = 0; r < Number(values.runs); r++) {
     for (const photo of photos) {
