@@ -116,7 +116,8 @@ function toFloat32(c: Constant, kernel: () => BlockKernel): Float32Array | undef
 function computeChain({ base, steps }: Chain, kernel: () => BlockKernel): Float32Array {
   if (steps.length === 0) return toFloat32(base, kernel)!;
   const k = kernel();
-  k.load(base.dataType === UINT8 && !base.floats && !base.chain ? base.raw! : toFloat32(base, kernel)!);
+  // a uint8 base is always a stored tensor (folded results are float32): its bytes go in as they are
+  k.load(base.dataType === UINT8 ? base.raw! : toFloat32(base, kernel)!);
   for (const step of steps) k.apply(step.op, step.perBlock, step.block);
   return k.read();
 }

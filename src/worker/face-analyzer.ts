@@ -370,9 +370,12 @@ export class FaceAnalyzer {
   private async embeddings(image: CanvasImageSource, id: EmbeddingModelId, views: readonly View[], flip: boolean): Promise<Float32Array[]> {
     const { size, channels, range, dims } = this.inputOf(id);
     const copies = flip ? 2 : 1;
+    // the crop is rendered once; its mirror image is made from it (a batch may end between the two)
+    let crop: Float32Array | undefined;
     const outputs = await this.runEach(id, views.length * copies, (i, input) => {
-      rgbaToTensor(this.crops.render(image, views[Math.floor(i / copies)]!, size), size * size, channels, range, input);
-      if (i % copies === 1) input.set(flipHorizontal(input, dims[1]!, dims[3]!));
+      if (i % copies === 1) return input.set(flipHorizontal(crop!, dims[1]!, dims[3]!));
+      rgbaToTensor(this.crops.render(image, views[i / copies]!, size), size * size, channels, range, input);
+      if (flip) crop = input.slice();
     });
     const output = EMBEDDING_OUTPUT[id];
     return views.map((_, k) => {
