@@ -8,6 +8,7 @@ export type { BackendInfo } from './worker/ort-backend.ts';
 // gallery files (engine.exportGallery / importGallery) and diagnostics (engine.diagnostics)
 export { GALLERY_FILE_FORMAT, GALLERY_FILE_VERSION, GalleryFileSchema, type GalleryFile } from './store/gallery-file.ts';
 export type { AnalysisKind, EngineDiagnostics, TimingsEvent, TimingsListener } from './engine/diagnostics.ts';
+export type { PlatformInfo } from './engine/platform.ts';
 export type { ImageTimings } from './worker/image-analysis.ts';
 export type { ModelLoad, ModelWarmUp } from './worker/model-registry.ts';
 // the request surface: router, shims, services contract, configuration

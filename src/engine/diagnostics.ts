@@ -5,6 +5,7 @@
 import type { Result } from '../errors.ts';
 import type { ImageAnalysis, ImageTimings } from '../worker/image-analysis.ts';
 import type { ModelLoad } from '../worker/model-registry.ts';
+import type { PlatformInfo } from './platform.ts';
 
 /** Which part of the engine ran the analysis. */
 export type AnalysisKind = 'detect' | 'recognition' | 'media';
@@ -27,6 +28,8 @@ export interface EngineDiagnostics {
   onTimings(listener: TimingsListener): () => void;
   /** ms from createEngine() start to ready */
   readonly startupMs: number;
+  /** which browser features exist and which path the engine took (threads or one, WebGPU, ImageDecoder, OffscreenCanvas, storage estimate) — src/engine/platform.ts */
+  platform(): Promise<PlatformInfo>;
 }
 
 export class TimingsFeed {

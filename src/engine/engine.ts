@@ -45,6 +45,7 @@ import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import type { ModelWarmUp } from '../worker/model-registry.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
+import { platformInfo } from './platform.ts';
 import { startVisionWorker } from './vision-client.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
 import { galleryMatcher } from '../live/recognition.ts';
@@ -264,6 +265,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       modelLoads: () => vision.api.modelLoads(),
       onTimings: (listener) => timings.subscribe(listener),
       startupMs: performance.now() - started,
+      platform: () => platformInfo(backend),
     },
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
     close: () => {

@@ -1,0 +1,56 @@
+// What the browser offers the engine and which path the engine takes because of it, for
+// engine.diagnostics.platform(): the engine runs in Chromium, Firefox and WebKit (Safari), and
+// they differ in exactly these features (measured: WebKitGTK 2.50 has no SharedArrayBuffer, so
+// one WASM thread, no ImageDecoder and no navigator.storage.estimate; Firefox has no WebGPU).
+import type { BackendInfo } from '../worker/ort-backend.ts';
+
+export interface PlatformInfo {
+  /** the page is cross-origin isolated (COOP/COEP) */
+  crossOriginIsolated: boolean;
+  /** SharedArrayBuffer exists: ORT's WASM can run threads */
+  sharedArrayBuffer: boolean;
+  /** the path taken: 'threads' (N WASM threads), 'one thread' (no SharedArrayBuffer or numThreads 1), or 'webgpu' */
+  compute: 'threads' | 'one thread' | 'webgpu';
+  /** WASM threads ORT runs with (engine.backend.threads) */
+  threads: number;
+  /** navigator.gpu exists (the engine takes it only with a real, non-fallback adapter) */
+  webgpu: boolean;
+  /**
+   * WebCodecs' ImageDecoder exists. The engine decodes photos with createImageBitmap in every
+   * browser (decoding: always 'createImageBitmap'); this says what an alternative would find.
+   */
+  imageDecoder: boolean;
+  decoding: 'createImageBitmap';
+  /** OffscreenCanvas exists: the vision worker crops and resizes on it (no fallback: it is required) */
+  offscreenCanvas: boolean;
+  /** navigator.storage.estimate() exists; with it, the origin's usage and quota in bytes */
+  storageEstimate: boolean;
+  storage?: { usage: number; quota: number };
+}
+
+export async function platformInfo(backend: BackendInfo): Promise<PlatformInfo> {
+  const g = globalThis as typeof globalThis & { ImageDecoder?: unknown };
+  const storage = globalThis.navigator?.storage;
+  const canEstimate = typeof storage?.estimate === 'function';
+  let estimate: { usage: number; quota: number } | undefined;
+  if (canEstimate) {
+    try {
+      const e = await storage.estimate();
+      estimate = { usage: e.usage ?? 0, quota: e.quota ?? 0 };
+    } catch {
+      // an estimate is informative only; a browser that refuses it leaves the field out
+    }
+  }
+  return {
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    sharedArrayBuffer: typeof SharedArrayBuffer !== 'undefined',
+    compute: backend.backend === 'webgpu' ? 'webgpu' : backend.threads > 1 ? 'threads' : 'one thread',
+    threads: backend.threads,
+    webgpu: typeof (globalThis.navigator as Navigator & { gpu?: unknown } | undefined)?.gpu !== 'undefined',
+    imageDecoder: typeof g.ImageDecoder === 'function',
+    decoding: 'createImageBitmap',
+    offscreenCanvas: typeof OffscreenCanvas === 'function',
+    storageEstimate: canEstimate,
+    ...(estimate ? { storage: estimate } : {}),
+  };
+}
