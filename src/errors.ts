@@ -12,6 +12,11 @@ export const ERRORS = {
   UNAVAILABLE: { code: 3001, message: 'temporarily unavailable' },
   INVALID_ENDPOINT: { code: 3002, message: 'invalid endpoint' },
   AUTHENTICATION: { code: 3003, message: 'invalid authentication parameters' },
+  /** the browser refused a write for lack of space (QuotaExceededError); nothing was written */
+  STORAGE_FULL: {
+    code: 3004,
+    message: "storage is full: this browser's quota for the site is used up and nothing was stored; remove galleries or media results, or ask for persistent storage (navigator.storage.persist())",
+  },
   IMAGE_DECODE: { code: 5000, message: 'bad image format or the image could not be decoded' },
   IMAGE_FETCH: { code: 5001, message: 'the image URL could not be fetched' },
   NO_FACES: { code: 5002, message: 'no faces found in the image' },

@@ -43,6 +43,8 @@ export function httpStatusOf(f: EngineFailure): number {
       return 429;
     case 'UNAVAILABLE':
       return 502;
+    case 'STORAGE_FULL':
+      return 507;
     default:
       return 200;
   }
@@ -55,6 +57,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: 'Not Found',
   429: 'Too Many Requests',
   502: 'Bad Gateway',
+  507: 'Insufficient Storage',
 };
 
 /**

@@ -19,15 +19,18 @@ export const ApiOptionsSchema = z.object({
   appId: z.string().min(1).max(256).optional(),
   /** name of the IndexedDB database holding galleries and media (one engine per name) */
   storageName: z.string().min(1).default(DEFAULT_STORAGE_NAME),
+  /** longest one storage transaction (or opening the database) may take before it is aborted and reported, ms; default 20 000 */
+  storageTimeoutMs: z.number().int().min(100).max(600_000).default(20_000),
 });
 export type ApiOptionsInput = z.input<typeof ApiOptionsSchema>;
 export interface ApiOptions {
   credentials: Credential[];
   appId: string;
   storageName: string;
+  storageTimeoutMs: number;
 }
 
 export function resolveApiOptions(input: ApiOptionsInput = {}): ApiOptions {
   const o = ApiOptionsSchema.parse(input);
-  return { credentials: o.credentials, appId: o.appId ?? o.credentials[0]!.appId, storageName: o.storageName };
+  return { credentials: o.credentials, appId: o.appId ?? o.credentials[0]!.appId, storageName: o.storageName, storageTimeoutMs: o.storageTimeoutMs };
 }

@@ -167,7 +167,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const vision = startVisionWorker(options.workerUrl);
   const env = resolveRuntimeEnv(options);
   // the gallery database opens while the worker starts ORT (not after it: createEngine waits for both)
-  const galleriesOpening = GalleryStore.open({ name: api.storageName });
+  const galleriesOpening = GalleryStore.open({ name: api.storageName, timeoutMs: api.storageTimeoutMs });
   galleriesOpening.catch(() => {}); // awaited below; a failure surfaces there
   let backend: BackendInfo;
   try {
@@ -190,7 +190,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const media = createMediaService(
     { analyze: timings.reported('media', mediaVision.analyze), analyzeFrame: timings.reported('media', mediaVision.analyzeFrame) },
     // the formats option: strict mode refuses a WebP at POST, as the face endpoints do
-    { storageName: api.storageName, formats: env.formats },
+    { storageName: api.storageName, storageTimeoutMs: api.storageTimeoutMs, formats: env.formats },
   );
 
   // recognition: galleries in IndexedDB, searched through an in-memory index kept in step across tabs

@@ -6,9 +6,12 @@
 // together with its source; a result together with the job's "complete" state (and the
 // source's removal); a delete removes all three at once. A crash at any point leaves the job
 // queued/processing with its source (it is restarted) or complete with its result — never a
-// half-written result.
+// half-written result. Every transaction is bounded (src/store/transaction.ts): one the
+// browser never settles is aborted and reported, never left waiting.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { CompleteMedia, JobRecord, SourceRecord } from './schema.ts';
+import { EngineError } from '../errors.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime } from '../store/transaction.ts';
+import type { CompleteMedia, JobRecord, SourceRecord, StoredSourceRecord } from './schema.ts';
 
 export const MEDIA_DB_VERSION = 1;
 
@@ -16,7 +19,7 @@ type Key = [string, string];
 
 interface MediaDB extends DBSchema {
   jobs: { key: Key; value: JobRecord };
-  sources: { key: Key; value: SourceRecord };
+  sources: { key: Key; value: StoredSourceRecord };
   results: { key: Key; value: { appId: string; id: string; media: CompleteMedia } };
 }
 
@@ -26,11 +29,26 @@ export function mediaDatabaseName(storageName: string): string {
 
 const STORES = ['jobs', 'sources', 'results'] as const;
 
-export class JobStore {
-  private constructor(private readonly db: IDBPDatabase<MediaDB>) {}
+/** A source as stored: the Blob's bytes read out first (it cannot be awaited inside a transaction). */
+async function storedSource(source: SourceRecord): Promise<StoredSourceRecord> {
+  const { blob, ...rest } = source;
+  return blob ? { ...rest, bytes: await blob.arrayBuffer(), type: blob.type } : rest;
+}
 
-  static async open(storageName: string): Promise<JobStore> {
-    const db = await openDB<MediaDB>(mediaDatabaseName(storageName), MEDIA_DB_VERSION, {
+function sourceOf({ bytes, type, blob, ...rest }: StoredSourceRecord): SourceRecord {
+  if (bytes) return { ...rest, blob: new Blob([bytes], { type: type ?? '' }) };
+  return blob ? { ...rest, blob } : rest;
+}
+
+export class JobStore {
+  private constructor(
+    private readonly db: IDBPDatabase<MediaDB>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async open(storageName: string, timeoutMs = DEFAULT_TRANSACTION_TIMEOUT_MS): Promise<JobStore> {
+    let store: JobStore | undefined;
+    const opening = openDB<MediaDB>(mediaDatabaseName(storageName), MEDIA_DB_VERSION, {
       upgrade(db) {
         for (const name of STORES) {
           if (!db.objectStoreNames.contains(name)) db.createObjectStore(name, { keyPath: ['appId', 'id'] });
@@ -38,10 +56,15 @@ export class JobStore {
       },
       // another tab upgrading: step aside rather than block it
       blocking() {
-        db.close();
+        store?.close();
       },
     });
-    return new JobStore(db);
+    const db = await withinTime(opening, timeoutMs, () => {
+      void opening.then((late) => late.close(), () => {});
+      return new EngineError('UNAVAILABLE', `temporarily unavailable: the media storage (IndexedDB) did not open within ${Math.round(timeoutMs / 1000)} s`);
+    });
+    store = new JobStore(db, timeoutMs);
+    return store;
   }
 
   close(): void {
@@ -50,25 +73,38 @@ export class JobStore {
 
   /** A new job and its source, atomically. */
   async create(job: JobRecord, source: SourceRecord): Promise<void> {
+    const stored = await storedSource(source);
     const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
-    await Promise.all([tx.objectStore('jobs').add(job), tx.objectStore('sources').put(source), tx.done]);
+    await atomically(
+      tx,
+      async (enqueue) => {
+        enqueue(tx.objectStore('jobs').add(job));
+        enqueue(tx.objectStore('sources').put(stored));
+      },
+      this.timeoutMs,
+    );
   }
 
   async job(appId: string, id: string): Promise<JobRecord | undefined> {
-    return this.db.get('jobs', [appId, id]);
+    const tx = this.db.transaction('jobs');
+    return atomically(tx, () => tx.store.get([appId, id]), this.timeoutMs);
   }
 
   async source(appId: string, id: string): Promise<SourceRecord | undefined> {
-    return this.db.get('sources', [appId, id]);
+    const tx = this.db.transaction('sources');
+    const stored = await atomically(tx, () => tx.store.get([appId, id]), this.timeoutMs);
+    return stored && sourceOf(stored);
   }
 
   async result(appId: string, id: string): Promise<CompleteMedia | undefined> {
-    return (await this.db.get('results', [appId, id]))?.media;
+    const tx = this.db.transaction('results');
+    return (await atomically(tx, () => tx.store.get([appId, id]), this.timeoutMs))?.media;
   }
 
   /** Jobs not finished (queued or interrupted while processing), oldest first. */
   async unfinished(): Promise<JobRecord[]> {
-    const all = await this.db.getAll('jobs');
+    const tx = this.db.transaction('jobs');
+    const all = await atomically(tx, () => tx.store.getAll(), this.timeoutMs);
     return all.filter((j) => j.state === 'queued' || j.state === 'processing').sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq);
   }
 
@@ -78,30 +114,35 @@ export class JobStore {
    */
   async updateJob(appId: string, id: string, change: (job: JobRecord) => JobRecord | undefined): Promise<JobRecord | undefined> {
     const tx = this.db.transaction('jobs', 'readwrite');
-    const job = await tx.store.get([appId, id]);
-    let out = job;
-    if (job) {
-      const next = change(job);
-      if (next) {
+    return atomically(
+      tx,
+      async () => {
+        const job = await tx.store.get([appId, id]);
+        const next = job && change(job);
+        if (!next) return job;
         await tx.store.put(next);
-        out = next;
-      }
-    }
-    await tx.done;
-    return out;
+        return next;
+      },
+      this.timeoutMs,
+    );
   }
 
   /** The downloaded bytes of a URL source, with what they turned out to be; false when the job is gone. */
   async saveDownloadedSource(appId: string, id: string, blob: Blob, kind: Pick<JobRecord, 'mimeType' | 'type'>): Promise<boolean> {
+    const stored = await storedSource({ appId, id, blob });
     const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
-    const jobs = tx.objectStore('jobs');
-    const job = await jobs.get([appId, id]);
-    if (job) {
-      await jobs.put({ ...job, ...kind });
-      await tx.objectStore('sources').put({ appId, id, blob });
-    }
-    await tx.done;
-    return job !== undefined;
+    return atomically(
+      tx,
+      async (enqueue) => {
+        const jobs = tx.objectStore('jobs');
+        const job = await jobs.get([appId, id]);
+        if (!job) return false;
+        enqueue(jobs.put({ ...job, ...kind }));
+        enqueue(tx.objectStore('sources').put(stored));
+        return true;
+      },
+      this.timeoutMs,
+    );
   }
 
   /**
@@ -110,48 +151,58 @@ export class JobStore {
    */
   async complete(appId: string, id: string, media: CompleteMedia, finishedAt: number): Promise<boolean> {
     const tx = this.db.transaction(['jobs', 'sources', 'results'], 'readwrite');
-    const jobs = tx.objectStore('jobs');
-    const job = await jobs.get([appId, id]);
-    if (job) {
-      await jobs.put({ ...job, state: 'complete', finishedAt });
-      await tx.objectStore('results').put({ appId, id, media });
-      await tx.objectStore('sources').delete([appId, id]);
-    }
-    await tx.done;
-    return job !== undefined;
+    return atomically(
+      tx,
+      async (enqueue) => {
+        const jobs = tx.objectStore('jobs');
+        const job = await jobs.get([appId, id]);
+        if (!job) return false;
+        enqueue(jobs.put({ ...job, state: 'complete', finishedAt }));
+        enqueue(tx.objectStore('results').put({ appId, id, media }));
+        enqueue(tx.objectStore('sources').delete([appId, id]));
+        return true;
+      },
+      this.timeoutMs,
+    );
   }
 
   /** The job failed for good: its state and reason; the source is dropped. */
   async fail(appId: string, id: string, error: { code: number; message: string }, finishedAt: number): Promise<boolean> {
     const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
-    const jobs = tx.objectStore('jobs');
-    const job = await jobs.get([appId, id]);
-    if (job) {
-      await jobs.put({ ...job, state: 'failed', error, finishedAt });
-      await tx.objectStore('sources').delete([appId, id]);
-    }
-    await tx.done;
-    return job !== undefined;
+    return atomically(
+      tx,
+      async (enqueue) => {
+        const jobs = tx.objectStore('jobs');
+        const job = await jobs.get([appId, id]);
+        if (!job) return false;
+        enqueue(jobs.put({ ...job, state: 'failed', error, finishedAt }));
+        enqueue(tx.objectStore('sources').delete([appId, id]));
+        return true;
+      },
+      this.timeoutMs,
+    );
   }
 
   /** Removes the job, its source and its result at once; false when there was no such job. */
   async delete(appId: string, id: string): Promise<boolean> {
     const tx = this.db.transaction(['jobs', 'sources', 'results'], 'readwrite');
     const key: Key = [appId, id];
-    const existed = (await tx.objectStore('jobs').getKey(key)) !== undefined;
-    await Promise.all([
-      tx.objectStore('jobs').delete(key),
-      tx.objectStore('sources').delete(key),
-      tx.objectStore('results').delete(key),
-    ]);
-    await tx.done;
-    return existed;
+    return atomically(
+      tx,
+      async (enqueue) => {
+        const existed = (await tx.objectStore('jobs').getKey(key)) !== undefined;
+        for (const name of STORES) enqueue(tx.objectStore(name).delete(key));
+        return existed;
+      },
+      this.timeoutMs,
+    );
   }
 
   /** How many records each store holds for an account (tests, diagnostics). */
   async counts(appId: string): Promise<Record<(typeof STORES)[number], number>> {
     const range = IDBKeyRange.bound([appId], [appId, []]);
-    const [jobs, sources, results] = await Promise.all(STORES.map((s) => this.db.count(s, range)));
+    const tx = this.db.transaction(STORES);
+    const [jobs, sources, results] = await atomically(tx, () => Promise.all(STORES.map((s) => tx.objectStore(s).count(range))), this.timeoutMs);
     return { jobs: jobs!, sources: sources!, results: results! };
   }
 }

@@ -65,6 +65,8 @@ export function mediaVisionPort(api: Remote<VisionWorkerApi>): MediaVision {
 export interface MediaServiceOptions {
   /** the engine's storage name; the database is `${storageName}-media` */
   storageName: string;
+  /** bound of one storage transaction, ms (default DEFAULT_TRANSACTION_TIMEOUT_MS) */
+  storageTimeoutMs?: number;
   /** sampled frames per second of video (default 5, at most 30) */
   sampleFps?: number;
   /** smallest face searched, fraction of the frame's shorter side (default 0.1; 0.015–0.5) */
@@ -169,7 +171,7 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
   const netFetch: FetchLike = options.fetch ?? globalThis.fetch.bind(globalThis);
   const formats = options.formats ?? IMAGE_FORMATS;
   const databaseName = mediaDatabaseName(options.storageName);
-  const storeOpening = JobStore.open(options.storageName);
+  const storeOpening = JobStore.open(options.storageName, options.storageTimeoutMs);
   storeOpening.catch(() => {});
   let closed = false;
   let closing: Promise<void> | undefined;

@@ -179,5 +179,21 @@ export const SourceRecordSchema = z.object({
 });
 export type SourceRecord = z.infer<typeof SourceRecordSchema>;
 
+/**
+ * `sources` value in IndexedDB: the bytes and their MIME type, a form every engine's IndexedDB
+ * accepts (WebKit refuses Blobs). Records written before this form carry `blob` and are read
+ * as they are.
+ */
+export const StoredSourceRecordSchema = z.object({
+  appId: z.string(),
+  id: z.string(),
+  bytes: z.instanceof(ArrayBuffer).optional(),
+  type: z.string().optional(),
+  url: z.string().optional(),
+  /** the older form */
+  blob: z.instanceof(Blob).optional(),
+});
+export type StoredSourceRecord = z.infer<typeof StoredSourceRecordSchema>;
+
 export const ResultRecordSchema = z.object({ appId: z.string(), id: z.string(), media: CompleteMediaSchema });
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;

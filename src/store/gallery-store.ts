@@ -17,6 +17,8 @@ import {
   STORE_NAMES,
   StoredTemplateSchema,
   SubjectIdSchema,
+  imageBlobOf,
+  imageRecordOf,
   upgrade,
   type GalleryDB,
   type ImageRecord,
@@ -29,7 +31,7 @@ import {
   type TemplateRecord,
 } from './schema.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
-import { atomically, type Enqueue } from './transaction.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
   /** IndexedDB database name: the engine's "storage name" option (default DEFAULT_STORAGE_NAME) */
@@ -38,6 +40,8 @@ export interface GalleryStoreOptions {
   segmentRows?: number;
   /** announce writes to other tabs and workers of this origin (default true) */
   broadcast?: boolean;
+  /** bound of one transaction, and of opening the database, in ms (default 20 000); past it the work is aborted and reported */
+  timeoutMs?: number;
 }
 
 /** A template as gallery/view_subject lists it. */
@@ -89,6 +93,13 @@ function unavailable(error: unknown): EngineError {
       ? 'the stored galleries were upgraded by a newer version of this app; reload the page'
       : `IndexedDB cannot be opened: ${error instanceof Error ? error.message : String(error)}`;
   return new EngineError('UNAVAILABLE', reason);
+}
+
+function openTimeout(timeoutMs: number): EngineError {
+  return new EngineError(
+    'UNAVAILABLE',
+    `temporarily unavailable: the galleries' storage (IndexedDB) did not open within ${Math.round(timeoutMs / 1000)} s (another tab of this app may be upgrading it: close other tabs and reload)`,
+  );
 }
 
 function checked<T>(schema: z.ZodType<T>, value: unknown): T {
@@ -161,6 +172,7 @@ export class GalleryStore {
   /** tells this instance's notices apart from other writers' */
   readonly id: string = crypto.randomUUID();
   private readonly segmentRows: number;
+  private readonly timeoutMs: number;
   private readonly feed: ChangeFeed;
   private connection: Promise<Db> | undefined;
   private closed = false;
@@ -170,6 +182,8 @@ export class GalleryStore {
     this.channelName = changeChannelName(this.name);
     this.segmentRows = options.segmentRows ?? DEFAULT_SEGMENT_ROWS;
     if (!(Number.isInteger(this.segmentRows) && this.segmentRows > 0)) throw new RangeError('segmentRows must be a positive integer');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
+    if (!(this.timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     this.feed = new ChangeFeed(this.channelName, this.id, options.broadcast ?? true);
   }
 
@@ -209,7 +223,7 @@ export class GalleryStore {
   /** /gallery/list_all: the account's galleries, sorted. */
   async listGalleries(appId: string): Promise<string[]> {
     const tx = (await this.db()).transaction('subjects');
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       const galleries: string[] = [];
       // one seek per gallery, however many subjects each has
       let cursor = await tx.store.openKeyCursor(prefixRange(appId));
@@ -225,13 +239,13 @@ export class GalleryStore {
   /** Whether the account has this gallery (i.e. any template in it). */
   async galleryExists(appId: string, gallery: string): Promise<boolean> {
     const tx = (await this.db()).transaction('subjects');
-    return atomically(tx, async () => (await tx.store.getKey(prefixRange(appId, gallery))) !== undefined);
+    return this.bounded(tx, async () => (await tx.store.getKey(prefixRange(appId, gallery))) !== undefined);
   }
 
   /** /gallery/view: the gallery's subjects, sorted; GALLERY_NOT_FOUND (5004) if none. */
   async listSubjects(appId: string, gallery: string): Promise<string[]> {
     const tx = (await this.db()).transaction('subjects');
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       const keys = await tx.store.getAllKeys(prefixRange(appId, gallery));
       if (keys.length === 0) throw new EngineError('GALLERY_NOT_FOUND');
       return keys.map((key) => key[2]);
@@ -246,7 +260,7 @@ export class GalleryStore {
   /** /verify: the subject's templates (of `modelId` if given) in enrollment order; 5004 / 5003. */
   async templatesForSubject(appId: string, gallery: string, subject: string, modelId?: string): Promise<StoredTemplate[]> {
     const tx = (await this.db()).transaction(['subjects', 'templates']);
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
       const records = await tx.objectStore('templates').getAll(prefixRange(appId, gallery, subject));
       return records.filter((t) => modelId === undefined || t.modelId === modelId).map(publicTemplate);
@@ -256,11 +270,11 @@ export class GalleryStore {
   /** A whole gallery for export, in one readonly transaction (a consistent snapshot); 5004. */
   async readGallery(appId: string, gallery: string, options: { images?: boolean } = {}): Promise<GalleryContents> {
     const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       const templates = await tx.objectStore('templates').getAll(prefixRange(appId, gallery));
       const images = options.images ? await tx.objectStore('images').getAll(prefixRange(appId, gallery)) : [];
-      return { templates: templates.map(publicTemplate), images };
+      return { templates: templates.map(publicTemplate), images: images.map(imageRecordOf) };
     });
   }
 
@@ -270,29 +284,30 @@ export class GalleryStore {
    */
   async templateImage(appId: string, gallery: string, subject: string, faceId: string): Promise<{ template: StoredTemplate; image?: Blob }> {
     const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
       const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
       if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
-      const image = template.imageKey === undefined ? undefined : (await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]))?.blob;
-      return { template: publicTemplate(template), ...(image ? { image } : {}) };
+      const record = template.imageKey === undefined ? undefined : await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
+      return { template: publicTemplate(template), ...(record ? { image: imageBlobOf(record) } : {}) };
     });
   }
 
   /** The photo a template was enrolled from, if it was stored. */
   async imageOf(appId: string, gallery: string, subject: string, faceId: string): Promise<Blob | undefined> {
     const tx = (await this.db()).transaction(['templates', 'images']);
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
       if (template?.imageKey === undefined) return undefined;
-      return (await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]))?.blob;
+      const record = await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
+      return record && imageBlobOf(record);
     });
   }
 
   /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. */
   async removeGallery(appId: string, gallery: string): Promise<void> {
     const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
-    await atomically(tx, async (enqueue) => {
+    await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
     });
@@ -309,7 +324,7 @@ export class GalleryStore {
     const subjects = tx.objectStore('subjects');
     const templates = tx.objectStore('templates');
     const images = tx.objectStore('images');
-    const removal = await atomically(tx, async (enqueue) => {
+    const removal = await this.bounded(tx, async (enqueue) => {
       await requireSubject(subjects, appId, gallery, subject);
       const subjectRange = prefixRange(appId, gallery, subject);
       let removed: TemplateRecord[];
@@ -347,7 +362,7 @@ export class GalleryStore {
    */
   async galleryEmbeddings(appId: string, gallery: string, modelId: string): Promise<IndexBlock[]> {
     const tx = (await this.db()).transaction('segments');
-    return atomically(tx, async () => {
+    return this.bounded(tx, async () => {
       const blocks: IndexBlock[] = [];
       let range = prefixRange(appId, gallery, modelId);
       for (;;) {
@@ -395,9 +410,14 @@ export class GalleryStore {
       segment: 0, // set below, once the packing is known
     }));
     const keepsIds = parsed.some((item) => item.faceId !== undefined);
+    // the photos' bytes, read before the transaction (awaiting a Blob inside it would commit it early)
+    const photos: { subject: string; imageKey: string; bytes: ArrayBuffer; type: string }[] = [];
+    for (const [subject, own] of images) {
+      for (const [blob, imageKey] of own) photos.push({ subject, imageKey, bytes: await blob.arrayBuffer(), type: blob.type });
+    }
 
     const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
-    await atomically(tx, async (enqueue) => {
+    await this.bounded(tx, async (enqueue) => {
       const templates = tx.objectStore('templates');
       if (keepsIds) {
         // face ids are unique per gallery (the search index keys rows by them): a kept id the
@@ -412,9 +432,7 @@ export class GalleryStore {
         });
       }
       for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
-      for (const [subject, own] of images) {
-        for (const [blob, imageKey] of own) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, blob }));
-      }
+      for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
       const segments = tx.objectStore('segments');
       for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
         const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
@@ -424,7 +442,7 @@ export class GalleryStore {
       }
       // add, not put: an existing key would be a face id collision, and must fail the write
       for (const record of records) enqueue(templates.add(record));
-    });
+    }, records.length);
 
     // kept ids may have been in the gallery before and been removed: indexes must not treat
     // them as late notices of that removed template (search-index.ts, tombstones)
@@ -454,16 +472,25 @@ export class GalleryStore {
     }
   }
 
+  /** atomically() with this store's bound; `rows` stretches it for big imports (1 ms a row). */
+  private bounded<T>(tx: Parameters<typeof atomically>[0], work: (enqueue: Enqueue) => Promise<T>, rows = 0): Promise<T> {
+    return atomically(tx, work, this.timeoutMs + rows);
+  }
+
   private db(): Promise<Db> {
     if (this.closed) return Promise.reject(new EngineError('UNAVAILABLE', 'the gallery store is closed'));
     if (!this.connection) {
-      const connection: Promise<Db> = openDB<GalleryDB>(this.name, DB_VERSION, {
+      const opening = openDB<GalleryDB>(this.name, DB_VERSION, {
         upgrade: (db, oldVersion, _newVersion, tx) => upgrade(db, oldVersion, tx),
         // another tab wants to upgrade or delete the database: step aside (reopen on demand)
         blocking: () => this.disconnect(connection),
         terminated: () => this.disconnect(connection),
-      }).catch((error: unknown) => {
+      });
+      // an open that another tab blocks (or a browser that never answers) must not hang every call
+      const connection: Promise<Db> = withinTime(opening, this.timeoutMs, () => openTimeout(this.timeoutMs)).catch((error: unknown) => {
         if (this.connection === connection) this.connection = undefined;
+        // a late success after the bound: nobody uses that connection
+        void opening.then((db) => db.close(), () => {});
         throw unavailable(error);
       });
       this.connection = connection;

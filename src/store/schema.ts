@@ -68,9 +68,33 @@ export type TemplateRecord = z.infer<typeof TemplateRecordSchema>;
 export const SubjectRecordSchema = z.object({ appId: AppIdSchema, gallery: GalleryNameSchema, subject: SubjectIdSchema });
 export type SubjectRecord = z.infer<typeof SubjectRecordSchema>;
 
-/** `images` value: the enrolled photo, kept apart so listing and search never load blobs. */
+/** An enrolled photo as the store hands it out (readGallery). */
 export const ImageRecordSchema = SubjectRecordSchema.extend({ imageKey: z.string(), blob: z.instanceof(Blob) });
 export type ImageRecord = z.infer<typeof ImageRecordSchema>;
+
+/**
+ * `images` value: the enrolled photo, kept apart so listing and search never load it. Stored
+ * as bytes + MIME type, which every engine's IndexedDB accepts (WebKit refuses Blobs:
+ * "Error preparing Blob/File data to be stored in object store").
+ */
+export const StoredImageRecordSchema = SubjectRecordSchema.extend({
+  imageKey: z.string(),
+  bytes: z.instanceof(ArrayBuffer),
+  type: z.string(),
+});
+/** What versions before the bytes form stored (same DB_VERSION): read as it is, never rewritten. */
+export const LegacyImageRecordSchema = ImageRecordSchema;
+export type StoredImageRecord = z.infer<typeof StoredImageRecordSchema> | z.infer<typeof LegacyImageRecordSchema>;
+
+/** The photo of an `images` record in either stored form. */
+export function imageBlobOf(record: StoredImageRecord): Blob {
+  return 'bytes' in record ? new Blob([record.bytes], { type: record.type }) : record.blob;
+}
+
+/** The handed-out form of a stored record. */
+export function imageRecordOf(record: StoredImageRecord): ImageRecord {
+  return { appId: record.appId, gallery: record.gallery, subject: record.subject, imageKey: record.imageKey, blob: imageBlobOf(record) };
+}
 
 /**
  * `segments` value: up to N templates of one (account, gallery, model) packed column-wise:
@@ -112,7 +136,7 @@ export type SegmentKey = [appId: string, gallery: string, modelId: string, seq: 
 export interface GalleryDB extends DBSchema {
   templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
   subjects: { key: SubjectKey; value: SubjectRecord };
-  images: { key: ImageKey; value: ImageRecord };
+  images: { key: ImageKey; value: StoredImageRecord };
   segments: { key: SegmentKey; value: SegmentRecord };
 }
 
