@@ -19,5 +19,8 @@ export default defineConfig({
   worker: { format: 'es' },
   // pre-bundled up front so the first visit is not reloaded by dependency discovery
   optimizeDeps: { exclude: ['onnxruntime-web'], include: ['comlink', 'zod', 'idb'] },
+  // every URL of the build relative to the page or the module that names it: the demo works
+  // from any base path (a GitHub Pages project folder, a sub-path behind a proxy)
+  base: './',
   build: { target: 'es2022' },
 });

@@ -30,12 +30,13 @@ const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).
 
 /**
  * The precache manifest of a build's files: every file except sw.js, the manifest and source
- * maps, as site-absolute URLs sorted by path; the version is a hash of every url and SHA-256.
+ * maps, as URLs relative to the build's root (the app may be served under any base path),
+ * sorted by path; the version is a hash of every url and SHA-256.
  */
 export function buildPrecacheManifest(files: readonly BuildFile[]): PrecacheManifest {
   const entries: PrecacheEntry[] = files
     .filter((f) => isPrecached(f.path))
-    .map((f) => ({ url: '/' + f.path.replace(/^\/+/, ''), bytes: f.bytes, sha256: f.sha256 }))
+    .map((f) => ({ url: f.path.replace(/^\/+/, ''), bytes: f.bytes, sha256: f.sha256 }))
     .sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   const version = sha256(entries.map((e) => `${e.url} ${e.sha256}\n`).join('')).slice(0, 16);
   return { version, bytes: entries.reduce((s, e) => s + e.bytes, 0), entries };

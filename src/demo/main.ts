@@ -23,7 +23,8 @@ async function start(): Promise<void> {
   document.body.dataset.offlineControlled = String(controlled);
   // how long the engine waited for it (the first visit's cost; ~0 on later visits)
   document.body.dataset.offlineWaitMs = String(Math.round(performance.now() - started));
-  const engine = await createEngine();
+  // next to the page, not at the site root: the built app works under any base path
+  const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/' });
   installFetchShim(engine);
   const credentials = DEMO_CREDENTIALS;
   const api = new ApiClient({ appId: credentials.appId, appKey: credentials.appKey });

@@ -34,6 +34,8 @@ export interface OpenOptions {
   viewport?: { width: number; height: number };
   /** path and hash to open, default '/' */
   path?: string;
+  /** the site's URL, default the suite's build (inject('baseUrl')) */
+  baseUrl?: string;
   /** camera permission granted (default) or refused */
   camera?: 'granted' | 'denied';
 }
@@ -50,7 +52,7 @@ export async function openApp(browser: Browser, options: OpenOptions = {}): Prom
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  await page.goto(inject('baseUrl') + (options.path ?? '/'));
+  await page.goto((options.baseUrl ?? inject('baseUrl')) + (options.path ?? '/'));
   await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return {

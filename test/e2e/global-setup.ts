@@ -12,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     cameraClip: string;
+    /** the build's folder (served again under a sub-path by base-path.e2e.test.ts) */
+    siteDir: string;
   }
 }
 
@@ -21,6 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   mkdirSync(RUN_DIR, { recursive: true });
   site = await serveBuiltSite(PROJECT_ROOT, SITE_DIR);
   project.provide('baseUrl', site.baseUrl);
+  project.provide('siteDir', SITE_DIR);
 
   const cameraClip = resolve(RUN_DIR, 'webcam-obama.y4m');
   writeFakeCameraClip(resolve(PROJECT_ROOT, '../shared/data/faces/obama/obama.jpg'), cameraClip);

@@ -12,6 +12,7 @@ import {
   isOfflineCache,
   isPrecached,
   routeRequest,
+  atScope,
   type RequestFacts,
 } from '../../src/demo/offline/precache.ts';
 import { buildPrecacheManifest, collectBuildFiles, type BuildFile } from '../../tools/vite-offline.ts';
@@ -33,19 +34,28 @@ const build: BuildFile[] = [
 ];
 
 describe('precache manifest', () => {
-  test('lists every file of the build but the worker, its manifest, source maps and dotfiles, sorted, as site paths', () => {
+  test("lists every file of the build but the worker, its manifest, source maps and dotfiles, sorted, relative to the app's root", () => {
     const m = buildPrecacheManifest(build);
     expect(m.entries.map((e) => e.url)).toEqual([
-      '/assets/index-AbC123.js',
-      '/assets/vision.worker-XyZ.js',
-      '/index.html',
-      '/models/iris.onnx',
-      '/models/manifest.json',
-      '/ort/ort-wasm-simd-threaded.asyncify.wasm',
-      '/ort/ort-wasm-simd-threaded.wasm',
+      'assets/index-AbC123.js',
+      'assets/vision.worker-XyZ.js',
+      'index.html',
+      'models/iris.onnx',
+      'models/manifest.json',
+      'ort/ort-wasm-simd-threaded.asyncify.wasm',
+      'ort/ort-wasm-simd-threaded.wasm',
     ]);
     expect(m.bytes).toBe(1000 + 14_000_000 + 5 * 10);
     expect(m.version).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  test('the service worker places the entries under its own folder (any base path)', () => {
+    const m = buildPrecacheManifest(build);
+    expect(atScope(m, '/').entries.map((e) => e.url)).toContain('/models/iris.onnx');
+    const sub = atScope(m, '/some/sub/path/');
+    expect(sub.entries.map((e) => e.url)).toContain('/some/sub/path/index.html');
+    expect(sub.entries.map((e) => e.url)).toContain('/some/sub/path/assets/index-AbC123.js');
+    expect(sub.version).toBe(m.version);
   });
 
   test('the version depends on paths and contents only, not on listing order', () => {
@@ -82,6 +92,12 @@ describe('cache naming', () => {
     expect(cacheName('d29240dc0eea6617')).toBe('faces-offline-d29240dc0eea6617');
     expect(isOfflineCache(cacheName('x'))).toBe(true);
     expect(isOfflineCache('some-other-app')).toBe(false);
+    // copies of the app in two folders of one origin keep apart
+    expect(cacheName('abc', '/sub/')).toBe('faces-offline-/sub/abc');
+    expect(isOfflineCache(cacheName('abc', '/sub/'), '/sub/')).toBe(true);
+    expect(isOfflineCache(cacheName('abc', '/sub/'))).toBe(false);
+    expect(isOfflineCache(cacheName('abc'), '/sub/')).toBe(false);
+    expect(isOfflineCache(cacheName('abc', '/sub/deeper/'), '/sub/')).toBe(false);
     expect(isPrecached('sw.js')).toBe(false);
     expect(isPrecached('/assets/a.js')).toBe(true);
   });
@@ -95,7 +111,7 @@ describe('cache naming', () => {
 
 describe('routing', () => {
   const origin = 'http://127.0.0.1:5173';
-  const listed = new Set(buildPrecacheManifest(build).entries.map((e) => e.url));
+  const listed = new Set(atScope(buildPrecacheManifest(build), '/').entries.map((e) => e.url));
   const req = (url: string, more: Partial<RequestFacts> = {}): RequestFacts => ({ method: 'GET', url: origin + url, mode: 'cors', range: false, ...more });
   const route = (r: RequestFacts) => routeRequest(r, origin, listed);
 
@@ -118,6 +134,22 @@ describe('routing', () => {
     expect(route(req('/sw.js'))).toEqual({ kind: 'pass' });
     expect(route({ method: 'GET', url: 'https://api.kairos.com/detect', mode: 'cors', range: false })).toEqual({ kind: 'pass' });
     expect(route({ method: 'GET', url: 'blob:http://127.0.0.1:5173/0c1d', mode: 'cors', range: false })).toEqual({ kind: 'pass' });
+  });
+});
+
+describe('routing under a base path', () => {
+  const origin = 'http://127.0.0.1:5173';
+  const root = '/some/sub/path/';
+  const listed = new Set(atScope(buildPrecacheManifest(build), root).entries.map((e) => e.url));
+  const req = (url: string, more: Partial<RequestFacts> = {}): RequestFacts => ({ method: 'GET', url: origin + url, mode: 'cors', range: false, ...more });
+  const route = (r: RequestFacts) => routeRequest(r, origin, listed, root);
+
+  test("the app's files and page loads in its folder; nothing outside it", () => {
+    expect(route(req('/some/sub/path/models/iris.onnx'))).toEqual({ kind: 'cache', key: '/some/sub/path/models/iris.onnx' });
+    expect(route(req('/some/sub/path/', { mode: 'navigate' }))).toEqual({ kind: 'cache', key: '/some/sub/path/index.html' });
+    expect(route(req('/some/sub/path/elsewhere', { mode: 'navigate' }))).toEqual({ kind: 'navigate', fallback: '/some/sub/path/index.html' });
+    expect(route(req('/models/iris.onnx'))).toEqual({ kind: 'pass' });
+    expect(route(req('/', { mode: 'navigate' }))).toEqual({ kind: 'pass' });
   });
 });
 

@@ -4,7 +4,11 @@
 
 /** One file of the build the service worker stores. */
 export interface PrecacheEntry {
-  /** site-absolute path, e.g. "/index.html", "/assets/index-D38Qryik.js", "/models/iris.onnx" */
+  /**
+   * In the build's manifest: the path relative to the app's root (where sw.js and index.html
+   * are), e.g. "index.html", "assets/index-D38Qryik.js", "models/iris.onnx", so the app works
+   * under any base path; in the service worker, after atScope(): the absolute path on the server.
+   */
   url: string;
   bytes: number;
   /** hex SHA-256 of the content: checked before storing, and reused across versions */
@@ -28,8 +32,15 @@ export const CHANNEL_NAME = 'faces-offline';
 /** header on every stored response: the content's SHA-256, so an update can keep unchanged files */
 export const SHA_HEADER = 'x-offline-sha256';
 
-export const cacheName = (version: string): string => CACHE_PREFIX + version;
-export const isOfflineCache = (name: string): boolean => name.startsWith(CACHE_PREFIX);
+/**
+ * One cache per version and app folder: two copies of the app under different paths of one
+ * origin (GitHub Pages serves every project of a user from one origin) never delete each
+ * other's caches. At the site root the name is the prefix and the version.
+ */
+const scoped = (root: string) => CACHE_PREFIX + (root === '/' ? '' : root);
+export const cacheName = (version: string, root = '/'): string => scoped(root) + version;
+/** A cache of this app at `root` (any version); versions are hex, so a deeper folder's caches never match. */
+export const isOfflineCache = (name: string, root = '/'): boolean => name.startsWith(scoped(root)) && !name.slice(scoped(root).length).includes('/');
 
 /** The headers that keep a page, its workers and ORT's pthread workers cross-origin isolated. */
 export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
@@ -96,13 +107,24 @@ export type Route =
   /** not ours: the browser handles it as if there were no service worker */
   | { kind: 'pass' };
 
-export const APP_SHELL = '/index.html';
+/** The page's file, relative to the app's root. */
+export const APP_SHELL = 'index.html';
+
+/**
+ * The manifest with each url made an absolute path under `root` (the service worker's own
+ * folder, e.g. "/" or "/some/sub/path/"): what requests and the Cache API are matched on.
+ */
+export function atScope(manifest: PrecacheManifest, root: string): PrecacheManifest {
+  const base = new URL(root, 'http://x');
+  return { ...manifest, entries: manifest.entries.map((e) => ({ ...e, url: new URL(e.url, base).pathname })) };
+}
 
 /**
  * What the worker does with a request. Only same-origin GETs of listed files (and page loads)
  * are answered; range requests, POSTs, other origins, blob:/data: and anything unlisted pass.
+ * `listed` holds absolute paths (atScope), `root` is the app's folder on the server.
  */
-export function routeRequest(req: RequestFacts, origin: string, listed: ReadonlySet<string>): Route {
+export function routeRequest(req: RequestFacts, origin: string, listed: ReadonlySet<string>, root = '/'): Route {
   if (req.method !== 'GET' || req.range) return { kind: 'pass' };
   let url: URL;
   try {
@@ -111,11 +133,13 @@ export function routeRequest(req: RequestFacts, origin: string, listed: Readonly
     return { kind: 'pass' };
   }
   if (url.origin !== origin) return { kind: 'pass' };
-  const path = url.pathname === '/' ? APP_SHELL : url.pathname;
+  const shell = root + APP_SHELL;
+  const path = url.pathname === root ? shell : url.pathname;
   if (req.mode === 'navigate') {
     // the app is one page: its query (?backend=…) does not change the file
     if (listed.has(path)) return { kind: 'cache', key: path };
-    return listed.has(APP_SHELL) ? { kind: 'navigate', fallback: APP_SHELL } : { kind: 'pass' };
+    // only page loads inside the app's folder are the app's
+    return listed.has(shell) && path.startsWith(root) ? { kind: 'navigate', fallback: shell } : { kind: 'pass' };
   }
   // a query makes it a different resource (cache-busting, API-style calls): not ours
   if (url.search !== '' || !listed.has(path)) return { kind: 'pass' };

@@ -1,4 +1,4 @@
-// Offline support for the demo page: registers /sw.js (production builds only) and shows in
+// Offline support for the demo page: registers sw.js next to the page (production builds only) and shows in
 // the footer how far the service worker got storing the app, its ORT files and models.
 import { CHANNEL_NAME, SERVICE_WORKER_FILE, describeOffline, isOfflineMessage, type OfflineRequest } from './precache.ts';
 
@@ -61,7 +61,9 @@ export function startOfflineSupport(report: (text: string) => void): OfflineSupp
   });
 
   report('Preparing offline use…');
-  const registered = container.register(`/${SERVICE_WORKER_FILE}`, { scope: '/' }).then(
+  // sw.js sits next to index.html: the app's folder, wherever the site serves it (any base path)
+  const root = new URL('./', document.baseURI).href;
+  const registered = container.register(new URL(SERVICE_WORKER_FILE, root).href, { scope: root }).then(
     () => true,
     (e: unknown) => {
       report(`Offline use is not available: ${e instanceof Error ? e.message : String(e)}`);

@@ -17,6 +17,7 @@ import {
   CHANNEL_NAME,
   ISOLATION_HEADERS,
   SHA_HEADER,
+  atScope,
   cacheName,
   contentTypeFor,
   isDeferred,
@@ -28,8 +29,11 @@ import {
 } from './precache.ts';
 
 const sw = globalThis as unknown as ServiceWorkerGlobalScope & { __PRECACHE__?: PrecacheManifest };
-const manifest: PrecacheManifest = sw.__PRECACHE__ ?? { version: 'missing', bytes: 0, entries: [] };
-const CACHE = cacheName(manifest.version);
+/** the app's folder on the server ("/" at a site root, "/some/sub/path/" under a base path): sw.js sits there */
+const ROOT = new URL('./', sw.location.href).pathname;
+// the build lists files relative to the app's root; requests and the cache use absolute paths
+const manifest: PrecacheManifest = atScope(sw.__PRECACHE__ ?? { version: 'missing', bytes: 0, entries: [] }, ROOT);
+const CACHE = cacheName(manifest.version, ROOT);
 const entries = new Map(manifest.entries.map((e) => [e.url, e]));
 const listed = new Set(entries.keys());
 const channel = new BroadcastChannel(CHANNEL_NAME);
@@ -118,7 +122,7 @@ function obtain(entry: PrecacheEntry, cache: Cache, older: readonly Cache[] = []
 }
 
 async function olderCaches(): Promise<Cache[]> {
-  const names = (await caches.keys()).filter((n) => isOfflineCache(n) && n !== CACHE);
+  const names = (await caches.keys()).filter((n) => isOfflineCache(n, ROOT) && n !== CACHE);
   return Promise.all(names.map((n) => caches.open(n)));
 }
 
@@ -246,7 +250,7 @@ sw.addEventListener('activate', (event) => {
   event.waitUntil(
     (async () => {
       const names = await caches.keys();
-      await Promise.all(names.filter((n) => isOfflineCache(n) && n !== CACHE).map((n) => caches.delete(n)));
+      await Promise.all(names.filter((n) => isOfflineCache(n, ROOT) && n !== CACHE).map((n) => caches.delete(n)));
       await sw.clients.claim();
       // only now: pages told "ready" are controlled and can reload offline
       if (await complete()) postReady();
@@ -293,6 +297,7 @@ sw.addEventListener('fetch', (event) => {
     { method: request.method, url: request.url, mode: request.mode, range: request.headers.has('range') },
     sw.location.origin,
     listed,
+    ROOT,
   );
   if (route.kind === 'cache') event.respondWith(cacheFirst(route.key, request));
   else if (route.kind === 'navigate') event.respondWith(navigate(request, route.fallback));
