@@ -1,0 +1,137 @@
+// The HTTP surface: fastify routes over the push / pull / galleries modules, authentication
+// on every request but /v1/health, rate and size limits, CORS for browsers, and one error
+// handler (errors.ts) for everything, so every reply is JSON and no reply carries a stack.
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Pool } from 'pg';
+import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema } from '../../src/sync/protocol.ts';
+import { Authenticator } from './apps.ts';
+import type { Config } from './config.ts';
+import { transaction } from './db.ts';
+import { SyncError, issueMessage, replyWithError } from './errors.ts';
+import { listGalleries, putGallery } from './galleries.ts';
+import type { NotifyHub } from './notify.ts';
+import { pull } from './pull.ts';
+import { applyPush } from './push.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    appId: string;
+  }
+}
+
+export interface AppDeps {
+  pool: Pool;
+  hub: NotifyHub;
+  config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
+  logger?: boolean;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+function header(request: FastifyRequest, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = request.headers[name];
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown, kind: 'BAD_REQUEST' | 'BAD_CURSOR' = 'BAD_REQUEST', prefix = ''): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new SyncError(kind, prefix + issueMessage(result.error.issues));
+  return result.data;
+}
+
+export async function buildApp({ pool, hub, config, logger = false }: AppDeps): Promise<FastifyInstance> {
+  // forceCloseConnections: event streams are hijacked sockets that would hold close() open
+  const app = Fastify({ logger, bodyLimit: config.SYNC_BODY_LIMIT, trustProxy: true, return503OnClosing: true, forceCloseConnections: true });
+  const auth = new Authenticator(pool);
+  const origins = config.SYNC_CORS_ORIGINS.split(',').map((o) => o.trim());
+
+  app.setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+  app.setNotFoundHandler((request, reply) => replyWithError(new SyncError('NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}`), request, reply));
+  app.decorateRequest('appId', '');
+
+  // CORS by hand (one header set, preflight answered before auth): a browser page on any
+  // origin may call the service with its key
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin && (origins.includes('*') || origins.includes(origin))) {
+      void reply.header('access-control-allow-origin', origins.includes('*') ? '*' : origin);
+      void reply.header('access-control-allow-headers', 'content-type, app_id, app_key, x-app-id, x-app-key');
+      void reply.header('access-control-allow-methods', 'GET, POST, PUT, OPTIONS');
+      void reply.header('access-control-max-age', '600');
+      void reply.header('cross-origin-resource-policy', 'cross-origin');
+    }
+    if (request.method === 'OPTIONS') return reply.status(204).send();
+  });
+
+  await app.register(rateLimit, {
+    max: config.SYNC_RATE_LIMIT,
+    timeWindow: 60_000,
+    // per app once it says which (checked below), per address before that
+    keyGenerator: (request) => header(request, 'app_id', 'x-app-id') ?? request.ip,
+    errorResponseBuilder: () => new SyncError('RATE_LIMITED'),
+    allowList: (request) => request.url === '/v1/health',
+  });
+
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.url === '/v1/health' || request.method === 'OPTIONS') return;
+    request.appId = await auth.authenticate(header(request, 'app_id', 'x-app-id'), header(request, 'app_key', 'x-app-key'));
+  });
+
+  app.get('/v1/health', async () => {
+    await pool.query('select 1');
+    return { ok: true };
+  });
+
+  app.post('/v1/push', async (request) => {
+    const body = parsed(PushRequestSchema, request.body);
+    const results = await transaction(pool, (db) => applyPush(db, request.appId, body.changes));
+    return { results };
+  });
+
+  app.get('/v1/pull', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    if (query.after !== undefined) parsed(CursorSchema, query.after, 'BAD_CURSOR', 'after: ');
+    const q = parsed(PullQuerySchema, query, 'BAD_REQUEST');
+    const galleries = q.galleries?.split(',').filter(Boolean);
+    for (const g of galleries ?? []) parsed(NameSchema, g, 'BAD_REQUEST', 'galleries: ');
+    return pull(pool, request.appId, q.after, q.limit, galleries);
+  });
+
+  app.get('/v1/galleries', async (request) => ({ galleries: await listGalleries(pool, request.appId) }));
+
+  app.put('/v1/galleries/:gallery', async (request) => {
+    const gallery = parsed(NameSchema, (request.params as { gallery: string }).gallery, 'BAD_REQUEST', 'gallery: ');
+    const body = parsed(GalleryPutSchema, request.body);
+    return putGallery(pool, request.appId, gallery, body.encryption);
+  });
+
+  // Server-sent events: "change" events carry the newest seq (or 0 after a lost connection
+  // to PostgreSQL: pull anyway). fetch() reads them (headers carry the key; EventSource can't).
+  app.get('/v1/events', async (request, reply) => {
+    if (hub.count(request.appId) >= config.SYNC_MAX_STREAMS) throw new SyncError('RATE_LIMITED', 'too many open event streams');
+    const raw = reply.raw;
+    reply.hijack();
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // nginx: do not buffer the stream
+      ...(reply.getHeader('access-control-allow-origin') ? { 'access-control-allow-origin': String(reply.getHeader('access-control-allow-origin')) } : {}),
+    });
+    raw.write('retry: 1000\n: ready\n\n');
+    const unsubscribe = hub.subscribe(request.appId, (seq) => raw.write(`event: change\ndata: {"seq":${seq}}\n\n`));
+    const heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
+    const end = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    };
+    raw.on('close', end);
+    raw.on('error', end);
+  });
+
+  return app;
+}

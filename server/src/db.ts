@@ -1,0 +1,31 @@
+// The connection pool. A PostgreSQL restart breaks pooled connections: pg reports that as an
+// 'error' event on idle clients, which would crash the process if nobody listened; we log it
+// and let the pool open fresh connections on the next request (requests in flight fail with
+// DATABASE_UNAVAILABLE and clients retry — pushes are idempotent).
+import pg from 'pg';
+
+export function createPool(connectionString: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  pool.on('error', (error) => console.error(`sync: idle database connection lost (${error.message})`));
+  return pool;
+}
+
+/** Runs `work` in one transaction on one connection, rolling back on any failure. */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    // a connection that failed mid-transaction is not given back to the pool
+    client.release(broken);
+  }
+}

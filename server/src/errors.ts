@@ -1,0 +1,102 @@
+// Every failure the service reports, as typed values, and the one place that maps them (and
+// anything else thrown, fastify's own errors included) to an HTTP status and a JSON error body.
+// No reply ever carries a stack or a driver message: unknown failures are logged and answered
+// with a generic 500 body.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody, ErrorInfo } from '../../src/sync/protocol.ts';
+
+export const SYNC_ERRORS = {
+  UNAUTHORIZED: { status: 401, message: 'missing or wrong app_id/app_key' },
+  BAD_REQUEST: { status: 400, message: 'the request is malformed' },
+  BAD_CURSOR: { status: 400, message: 'the cursor is not a server sequence number' },
+  CURSOR_AHEAD: { status: 409, message: 'the cursor is ahead of this server: its database was reset or restored; pull again from 0' },
+  BODY_TOO_LARGE: { status: 413, message: 'the request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'the body must be application/json' },
+  NOT_FOUND: { status: 404, message: 'no such endpoint' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed' },
+  RATE_LIMITED: { status: 429, message: 'too many requests; slow down' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'the database is unavailable; retry later' },
+  INTERNAL: { status: 500, message: 'internal error' },
+  // per-change rejections inside a push reply (the push itself answers 200)
+  MODEL_MISMATCH: { status: 422, message: 'the template was made by another embedding model than the gallery holds' },
+  ENCRYPTION_MISMATCH: { status: 422, message: 'the gallery is end-to-end encrypted and the template is not, or the other way round' },
+  TEMPLATE_NOT_FOUND: { status: 404, message: 'no such template in this app' },
+  DUPLICATE_TEMPLATE: { status: 409, message: 'the template id is already used by another change' },
+  GALLERY_EXISTS: { status: 409, message: 'the gallery exists with other encryption settings' },
+} as const;
+
+export type SyncErrorKind = keyof typeof SYNC_ERRORS;
+
+export class SyncError extends Error {
+  constructor(
+    readonly kind: SyncErrorKind,
+    message: string = SYNC_ERRORS[kind].message,
+  ) {
+    super(message);
+  }
+
+  get info(): ErrorInfo {
+    return { code: this.kind, message: this.message };
+  }
+}
+
+/** PostgreSQL connection-level failures: the client should retry, nothing was decided. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+function isConnectionFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : '';
+  return (typeof code === 'string' && CONNECTION_CODES.has(code)) || /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/** fastify's own error codes → ours */
+function fromFastify(error: FastifyError): SyncError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SyncError('BODY_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new SyncError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SyncError('BAD_REQUEST', 'the body is empty; expected a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new SyncError('BAD_REQUEST', 'the body is not valid JSON');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) return new SyncError('BAD_REQUEST', 'the body is not valid JSON');
+  if (error.statusCode === 429) return new SyncError('RATE_LIMITED');
+  if (error.statusCode === 413) return new SyncError('BODY_TOO_LARGE');
+  if (error.statusCode === 415) return new SyncError('UNSUPPORTED_MEDIA_TYPE');
+  if (error.statusCode === 404) return new SyncError('NOT_FOUND');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new SyncError('BAD_REQUEST', 'the request is malformed');
+  return undefined;
+}
+
+export function toSyncError(error: unknown): SyncError {
+  if (error instanceof SyncError) return error;
+  if (isConnectionFailure(error)) return new SyncError('DATABASE_UNAVAILABLE');
+  const fromFramework = typeof error === 'object' && error !== null && 'code' in error ? fromFastify(error as FastifyError) : undefined;
+  return fromFramework ?? new SyncError('INTERNAL');
+}
+
+export function errorBody(error: SyncError): ErrorBody {
+  return { error: error.info };
+}
+
+/** fastify's error handler: the only place a failure becomes a reply. */
+export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const mapped = toSyncError(error);
+  if (mapped.kind === 'INTERNAL' || mapped.kind === 'DATABASE_UNAVAILABLE') request.log.error({ err: error }, 'request failed');
+  if (mapped.kind === 'DATABASE_UNAVAILABLE') void reply.header('retry-after', '1');
+  void reply.status(SYNC_ERRORS[mapped.kind].status).send(errorBody(mapped));
+}
+
+/** zod's first issue as one line: "changes.0.payload.embedding: is not base64". */
+export function issueMessage(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return 'invalid value';
+  const path = issue.path.map(String).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

@@ -1,0 +1,59 @@
+// `npm run sync-server`: the sync service. With DATABASE_URL it serves that database; without,
+// it starts (or reuses) a local PostgreSQL cluster in server/.data (port PGPORT, default 5433).
+// Migrations run at start, SYNC_APPS are provisioned, then it listens on HOST:PORT.
+//   npm run sync-server -- add-app <app_id> <app_key>    creates an app / replaces its key
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAppList, upsertApp } from './apps.ts';
+import { buildApp } from './app.ts';
+import { readConfig } from './config.ts';
+import { createPool } from './db.ts';
+import { startLocalPostgres } from './local-postgres.ts';
+import { migrate } from './migrations.ts';
+import { NotifyHub } from './notify.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  let url = config.DATABASE_URL;
+  if (!url) {
+    const port = Number(process.env.PGPORT ?? 5433);
+    const local = await startLocalPostgres(path.join(here, '..', '.data', 'pg'), port);
+    url = local.url;
+    console.log(`sync: local PostgreSQL in ${local.dir} on port ${port} (stop it: pg_ctl -D ${local.dir} stop)`);
+  }
+  const pool = createPool(url, config.SYNC_POOL_SIZE);
+  const applied = await migrate(pool);
+  if (applied.length) console.log(`sync: migrations applied: ${applied.join(', ')}`);
+
+  const [command, ...args] = process.argv.slice(2);
+  if (command === 'add-app') {
+    const [appId, appKey] = args;
+    if (!appId || !appKey) throw new Error('usage: npm run sync-server -- add-app <app_id> <app_key>');
+    await upsertApp(pool, appId, appKey);
+    console.log(`sync: app ${appId} ready`);
+    await pool.end();
+    return;
+  }
+  for (const { appId, appKey } of parseAppList(config.SYNC_APPS)) await upsertApp(pool, appId, appKey);
+
+  const hub = new NotifyHub(url);
+  await hub.start();
+  const app = await buildApp({ pool, hub, config });
+  const address = await app.listen({ host: config.HOST, port: config.PORT });
+  console.log(`sync: serving on ${address} (pid ${process.pid})`);
+  const shutdown = async () => {
+    await app.close();
+    await hub.stop();
+    await pool.end();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+}
+
+main().catch((error: unknown) => {
+  console.error(`sync: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
