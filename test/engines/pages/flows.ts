@@ -1,0 +1,207 @@
+// Page side of the cross-browser tests (test/engines/flows.ts): the engine as an app uses it,
+// in whichever browser opened this page. Node hands in the photos and clip (putFile: bytes as
+// base64, the one thing every driver can send) and calls these functions one step at a time;
+// each returns plain data that Node asserts on. No assertions here: a step reports what happened.
+import { createEngine, installShims, type Engine } from '../../../src/index.ts';
+import { expose } from '../../../tools/harness/page.ts';
+
+const files = new Map<string, File>();
+let engine: Engine | undefined;
+
+const need = (): Engine => {
+  if (!engine) throw new Error('no engine: start() failed or was not called');
+  return engine;
+};
+const file = (name: string): File => {
+  const f = files.get(name);
+  if (!f) throw new Error(`no file ${name}: putFile() it first`);
+  return f;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function putFile(name: string, base64: string, type: string): number {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  files.set(name, new File([bytes], name, { type }));
+  return bytes.length;
+}
+
+async function start(options: { storageName: string }) {
+  const t = performance.now();
+  engine = await createEngine({ storageName: options.storageName });
+  return {
+    createEngineMs: performance.now() - t,
+    backend: engine.backend,
+    platform: await engine.diagnostics.platform(),
+    userAgent: navigator.userAgent,
+  };
+}
+
+/** An engine call timed in the page. */
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; answer: T }> {
+  const t = performance.now();
+  const answer = await run();
+  return { ms: performance.now() - t, answer };
+}
+
+const detect = (name: string) => timed(() => need().detect({ image: file(name) }));
+const enroll = (name: string, subject_id: string, gallery_name: string) => timed(() => need().enroll({ image: file(name), subject_id, gallery_name }));
+const verify = (name: string, subject_id: string, gallery_name: string) => timed(() => need().verify({ image: file(name), subject_id, gallery_name }));
+const recognize = (name: string, gallery_name: string) => timed(() => need().recognize({ image: file(name), gallery_name }));
+
+async function galleries(gallery_name: string, subject_id: string) {
+  const e = need();
+  return {
+    listAll: await e.galleryListAll(),
+    view: await e.galleryView({ gallery_name }),
+    viewSubject: await e.galleryViewSubject({ gallery_name, subject_id }),
+    templates: await e.subjectTemplates({ gallery_name, subject_id }),
+  };
+}
+
+/** The stored photo of a subject's first template, as its size and type (the Blob itself does not cross). */
+async function storedPhoto(gallery_name: string, subject_id: string) {
+  const e = need();
+  const templates = await e.subjectTemplates({ gallery_name, subject_id });
+  if (!Array.isArray(templates) || !templates[0]) return { templates };
+  const image = await e.templateImage({ gallery_name, subject_id, face_id: templates[0].face_id });
+  if (!image || 'Errors' in image) return { image };
+  const bitmap = await createImageBitmap(image.image);
+  const decoded = { width: bitmap.width, height: bitmap.height };
+  bitmap.close();
+  return { bytes: image.image.size, type: image.image.type, decoded, box: image.box };
+}
+
+const removeSubject = (gallery_name: string, subject_id: string) => need().galleryRemoveSubject({ gallery_name, subject_id });
+const removeGallery = (gallery_name: string) => need().galleryRemove({ gallery_name });
+const view = (gallery_name: string) => need().galleryView({ gallery_name });
+const listAll = () => need().galleryListAll();
+
+/** Export a gallery, then import that file's JSON text (what a user downloads and picks) under another name. */
+async function exportImport(gallery_name: string, as: string) {
+  const e = need();
+  const exported = await e.exportGallery({ gallery_name, include_images: true });
+  if ('Errors' in exported) return { exported };
+  const text = JSON.stringify(exported);
+  const imported = await e.importGallery({ file: new File([text], `${gallery_name}.json`, { type: 'application/json' }), gallery_name: as });
+  return {
+    exported: { gallery_name: exported.gallery_name, subjects: exported.subjects.map((s) => ({ subject_id: s.subject_id, templates: s.templates.length })), bytes: text.length },
+    imported,
+  };
+}
+
+/** Which of the clips this browser's <video> says it can play. */
+function playable(types: Record<string, string>): Record<string, string> {
+  const video = document.createElement('video');
+  return Object.fromEntries(Object.entries(types).map(([name, type]) => [name, video.canPlayType(type)]));
+}
+
+/** POST /v2/media with a clip, then GET until it is no longer Processing (or `limitMs` passes). */
+async function media(name: string, limitMs: number) {
+  const e = need();
+  const t = performance.now();
+  const posted = await e.mediaPost({ source: file(name), timeout: 1 });
+  const id = (posted as { id?: string }).id;
+  if (!id) return { posted };
+  let got: Record<string, unknown> = posted as Record<string, unknown>;
+  while (got.status_code === 2 && performance.now() - t < limitMs) {
+    await sleep(250);
+    got = (await e.mediaGet({ id })) as Record<string, unknown>;
+  }
+  const frames = (got.frames as { people: unknown[] }[] | undefined) ?? [];
+  const analytics = got.status_code === 4 ? await e.analyticsGet({ id }) : undefined;
+  const deleted = await e.mediaDelete({ id });
+  return {
+    ms: performance.now() - t,
+    status_code: got.status_code,
+    status_message: got.status_message,
+    media_info: got.media_info,
+    length: got.length,
+    frames: frames.length,
+    framesWithPeople: frames.filter((f) => f.people.length > 0).length,
+    impressions: (analytics as { impressions?: unknown[] } | undefined)?.impressions?.length,
+    deleted,
+  };
+}
+
+const base64Of = async (blob: Blob) => {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+};
+
+/** The fetch and XMLHttpRequest shims: Kairos requests to api.kairos.com answered in the page. */
+async function shims(detectName: string, recognizeName: string, gallery_name: string) {
+  const e = need();
+  const shim = installShims(e);
+  const headers = { 'Content-Type': 'application/json', app_id: 'demo', app_key: 'demo' };
+  try {
+    const viaFetch = await fetch('https://api.kairos.com/recognize', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ image: await base64Of(file(recognizeName)), gallery_name }),
+    });
+    const fetched = { status: viaFetch.status, contentType: viaFetch.headers.get('content-type'), body: await viaFetch.json() };
+    const detectBody = JSON.stringify({ image: await base64Of(file(detectName)) });
+    const xhr = await new Promise<{ status: number; contentType: string | null; body: unknown }>((resolve, reject) => {
+      const request = new XMLHttpRequest();
+      request.open('POST', 'https://api.kairos.com/detect');
+      for (const [k, v] of Object.entries(headers)) request.setRequestHeader(k, v);
+      request.onload = () => resolve({ status: request.status, contentType: request.getResponseHeader('content-type'), body: JSON.parse(request.responseText) });
+      request.onerror = () => reject(new Error('XMLHttpRequest failed'));
+      request.send(detectBody);
+    });
+    const unauthorised = await fetch('https://api.kairos.com/gallery/list_all', { method: 'POST', headers: { app_id: 'demo', app_key: 'wrong' } });
+    return { fetched, xhr, unauthorised: { status: unauthorised.status, body: await unauthorised.json() } };
+  } finally {
+    shim.uninstall();
+  }
+}
+
+/**
+ * An IndexedDB that fails the engine's writes: while patched, every put() and add() either throws
+ * an UnknownError DOMException (how WebKit refuses a Blob it cannot store) or — 'abort' — starts
+ * the request and then aborts its transaction (the failure arrives asynchronously, as events).
+ * Enrolls with store_image on and reports what came back within `boundMs`, unpatching after.
+ */
+async function enrollWithFailingStore(name: string, subject_id: string, gallery_name: string, how: 'throw' | 'abort', boundMs: number) {
+  const e = need();
+  const proto = IDBObjectStore.prototype;
+  const original = { put: proto.put, add: proto.add };
+  let failedWrites = 0;
+  const failing = (method: 'put' | 'add') =>
+    function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>): IDBRequest<IDBValidKey> {
+      failedWrites++;
+      if (how === 'throw') throw new DOMException('Error preparing Blob/File data to be stored in object store (injected by the test)', 'UnknownError');
+      const request = original[method].apply(this, args);
+      const tx = this.transaction;
+      queueMicrotask(() => {
+        try {
+          tx.abort();
+        } catch {
+          // already finished: nothing to abort
+        }
+      });
+      return request;
+    };
+  proto.put = failing('put');
+  proto.add = failing('add');
+  const t = performance.now();
+  try {
+    const outcome = await Promise.race([
+      e.enroll({ image: file(name), subject_id, gallery_name }, { storeImage: true }).then((answer) => ({ settled: true as const, answer })),
+      sleep(boundMs).then(() => ({ settled: false as const })),
+    ]);
+    return { ...outcome, ms: performance.now() - t, failedWrites };
+  } finally {
+    proto.put = original.put;
+    proto.add = original.add;
+  }
+}
+
+function stop() {
+  engine?.close();
+  engine = undefined;
+}
+
+expose({ putFile, start, detect, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, shims, enrollWithFailingStore, stop });
