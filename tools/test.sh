@@ -30,5 +30,7 @@ echo "== demo page end to end (production build, Playwright in Chromium; screens
 npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=test-results/e2e.json || status=1
 echo "== the npm package in fresh vite, webpack and no-bundler apps (npm pack, offline install, Chromium)"
 npx vitest run --project package --reporter=default --reporter=json --outputFile.json=test-results/package.json || status=1
-node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json || status=1
+echo "== sync service and engine sync on a throwaway PostgreSQL (tools/test-postgres.sh)"
+sh tools/test-postgres.sh npx vitest run --project sync --reporter=default --reporter=json --outputFile.json=test-results/sync.json || status=1
+node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json test-results/sync.json || status=1
 exit $status
