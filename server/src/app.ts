@@ -45,7 +45,11 @@ function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } |
 
 export async function buildApp({ pool, hub, config, logger = false }: AppDeps): Promise<FastifyInstance> {
   // forceCloseConnections: event streams are hijacked sockets that would hold close() open
-  const app = Fastify({ logger, bodyLimit: config.SYNC_BODY_LIMIT, trustProxy: true, return503OnClosing: true, forceCloseConnections: true });
+  const app = Fastify({ logger, bodyLimit: config.SYNC_BODY_LIMIT, trustProxy: true, return503OnClosing: true,
+    forceCloseConnections: true,
+    // the router's own refusals (a bad URL, a too-long path segment) go through our mapping too
+    frameworkErrors: (error, request, reply) => replyWithError(error, request, reply),
+  });
   const auth = new Authenticator(pool);
   const origins = config.SYNC_CORS_ORIGINS.split(',').map((o) => o.trim());
 

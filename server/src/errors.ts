@@ -60,6 +60,9 @@ function fromFastify(error: FastifyError): SyncError | undefined {
       return new SyncError('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new SyncError('BAD_REQUEST', 'the body is empty; expected a JSON object');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+    case 'FST_ERR_BAD_URL':
+      return new SyncError('BAD_REQUEST', 'the URL is malformed or a path segment is too long');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new SyncError('BAD_REQUEST', 'the body is not valid JSON');
     default:
