@@ -80,10 +80,20 @@ export async function atomically<T>(
     abort();
     // a browser that never settles the transaction must not hold the caller: bounded wait
     await Promise.race([tx.done.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    throw storageError(error);
+    throw storageError(reasonOf(error, tx.error));
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * When the browser aborted the transaction itself, its error is the cause (a full quota is
+ * reported there, at commit); the requests only fail after it (AbortError,
+ * TransactionInactiveError). An explicit abort() leaves the transaction's error null.
+ */
+function reasonOf(error: unknown, transactionError: DOMException | null): unknown {
+  if (error instanceof EngineError || !transactionError || transactionError.name === 'AbortError') return error;
+  return transactionError;
 }
 
 /**
