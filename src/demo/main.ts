@@ -9,10 +9,28 @@ import { mountLive } from './sections/live.ts';
 import { ApiClient } from './ui/api-client.ts';
 import { Camera } from './ui/camera.ts';
 import { byId, formatMs } from './ui/dom.ts';
+import { deferred } from './ui/deferred.ts';
 import { setupTabs } from './ui/tabs.ts';
 import { startOfflineSupport } from './offline/register.ts';
 
 const status = byId('runtime-status');
+const credentials = DEMO_CREDENTIALS;
+/** settles when the fetch shim answers https://api.kairos.com/… (a request made earlier waits for it) */
+const engineReady = deferred<void>();
+const api = new ApiClient({ appId: credentials.appId, appKey: credentials.appKey }, undefined, engineReady.promise);
+const camera = new Camera();
+let live: { refresh(): void } | undefined;
+// the screen a visitor sees first is there at first paint, not after the engine's start (no
+// layout shift when it appears); a photo picked meanwhile waits for the engine
+mountDetect(byId('panel-detect'), api, camera);
+// leaving a screen releases the webcam
+setupTabs(byId('tabs'), (id) => {
+  camera.stop();
+  if (id === 'live') live?.refresh();
+});
+
+/** Lets the browser paint and handle input between two pieces of start-up work (no long task). */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 async function start(): Promise<void> {
   const started = performance.now();
@@ -26,22 +44,19 @@ async function start(): Promise<void> {
   // next to the page, not at the site root: the built app works under any base path
   const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/' });
   installFetchShim(engine);
-  const credentials = DEMO_CREDENTIALS;
-  const api = new ApiClient({ appId: credentials.appId, appKey: credentials.appKey });
-  const camera = new Camera();
-
-  mountDetect(byId('panel-detect'), api, camera);
-  mountGalleries(byId('panel-galleries'), engine, api, camera);
-  mountEmotion(byId('panel-emotion'), engine, api, camera);
-  const live = mountLive(byId('panel-live'), engine, api, camera);
+  engineReady.resolve();
   // models load now, while the user picks a photo, rather than inside the first request
   const warming = engine.warmUp();
+  // the developer panel first: it logs every exchange from here on
   mountDeveloper(byId('panel-developer'), engine, api, warming);
-  // leaving a screen releases the webcam
-  setupTabs(byId('tabs'), (id) => {
-    camera.stop();
-    if (id === 'live') live.refresh();
-  });
+  // the hidden screens one task each, so no single long task holds the page
+  await nextTask();
+  mountGalleries(byId('panel-galleries'), engine, api, camera);
+  await nextTask();
+  mountEmotion(byId('panel-emotion'), engine, api, camera);
+  await nextTask();
+  live = mountLive(byId('panel-live'), engine, api, camera);
+  if (!byId('panel-live').hidden) live.refresh();
 
   const b = engine.backend;
   const facts = `${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · nothing leaves this device`;
@@ -65,6 +80,7 @@ async function start(): Promise<void> {
 }
 
 start().catch((e: unknown) => {
+  engineReady.reject(e);
   status.textContent = `The engine failed to start: ${e instanceof Error ? e.message : String(e)}`;
   status.setAttribute('role', 'alert');
   document.body.dataset.engine = 'failed';

@@ -149,7 +149,7 @@ export function galleryBrowser(engine: Engine, api: ApiClient, directory: Galler
     }
   }
 
-  const importInput = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', tabindex: '-1' });
+  const importInput = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', tabindex: '-1', 'aria-label': 'Choose a gallery file to import' });
   importInput.addEventListener('change', () => {
     const file = importInput.files?.[0];
     importInput.value = '';

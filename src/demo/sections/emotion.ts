@@ -79,7 +79,7 @@ export function mountEmotion(panel: HTMLElement, engine: Engine, api: ApiClient,
   // ------------------------------------------------------------ the source: file or webcam
   const hintId = uid('video-hint');
   // a real button (Enter and Space work natively) opens the hidden input, kept out of the tab order
-  const input = h('input', { type: 'file', accept: 'video/*', class: 'visually-hidden', tabindex: '-1' });
+  const input = h('input', { type: 'file', accept: 'video/*', class: 'visually-hidden', tabindex: '-1', 'aria-label': 'Choose a video file' });
   const chooser = button('choose a video', () => input.click(), { class: 'primary chooser', 'aria-describedby': hintId });
   const recordButton = button('Record with webcam', () => void recorder.open());
   const zone = h(

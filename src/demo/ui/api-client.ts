@@ -48,7 +48,15 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly listeners = new Set<(exchange: Exchange) => void>();
 
-  constructor(readonly credentials: { appId: string; appKey: string }, baseUrl = DEFAULT_BASE_URLS[0]!) {
+  /**
+   * `ready`: settles once the fetch shim answers baseUrl (the page mounts its first screen before
+   * the engine has started; a request made meanwhile waits, and fails if the engine does).
+   */
+  constructor(
+    readonly credentials: { appId: string; appKey: string },
+    baseUrl = DEFAULT_BASE_URLS[0]!,
+    private readonly ready: Promise<unknown> = Promise.resolve(),
+  ) {
     this.baseUrl = baseUrl;
   }
 
@@ -84,6 +92,7 @@ export class ApiClient {
     }
     const sent = { ...allHeaders };
     if (payload instanceof FormData) delete allHeaders['Content-Type'];
+    await this.ready;
     const started = performance.now();
     const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload });
     const json = (await response.json()) as T;

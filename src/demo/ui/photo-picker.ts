@@ -51,7 +51,9 @@ function routePaste(e: ClipboardEvent): void {
 
 export function photoPicker(options: PhotoPickerOptions): HTMLElement {
   const accept = options.accept ?? 'image/jpeg,image/png,image/webp,image/avif,image/gif,image/bmp';
-  const input = h('input', { type: 'file', accept, multiple: options.multiple, class: 'visually-hidden' });
+  // named for assistive tech (a control without a name fails accessibility audits); not the
+  // group's label, which tests and users find the picker by
+  const input = h('input', { type: 'file', accept, multiple: options.multiple, class: 'visually-hidden', 'aria-label': options.multiple ? 'Choose photo files' : 'Choose a photo file' });
   const video = h('video', { class: 'camera-preview', 'aria-label': 'Webcam preview', muted: true, playsinline: true });
   const cameraBox = h('div', { class: 'camera-box' });
   cameraBox.hidden = true;
