@@ -1,21 +1,30 @@
 #!/bin/sh
-# `npm test`: installs what the tests need on a fresh Debian machine (Debian's Chromium,
-# npm packages) and runs the whole suite: type check, Node tests, real-Chromium tests.
+# `npm test`: installs what the tests need on a fresh Debian machine (Debian's Chromium, Firefox
+# ESR and WebKitGTK, npm packages) and runs the whole suite: type check, Node tests, real-browser tests.
 set -eu
 cd "$(dirname "$0")/.."
 
+# Debian's browsers: Chromium for every browser test; Firefox ESR, WebKitGTK's WebDriver (with its
+# MiniBrowser) and Xvfb (MiniBrowser has no headless mode) for the engines project
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM" ]; then
-  echo "== installing Debian's chromium (needed for the browser tests)"
+missing=""
+[ -x "$CHROMIUM" ] || missing="$missing chromium"
+command -v firefox-esr >/dev/null 2>&1 || missing="$missing firefox-esr"
+command -v WebKitWebDriver >/dev/null 2>&1 || missing="$missing webkit2gtk-driver"
+command -v xvfb-run >/dev/null 2>&1 || missing="$missing xvfb"
+command -v xauth >/dev/null 2>&1 || missing="$missing xauth"
+if [ -n "$missing" ]; then
+  echo "== installing Debian packages the browser tests need:$missing"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "== installing npm packages"
-  # onnxruntime-node's postinstall would download binaries it already ships
-  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+  # onnxruntime-node's postinstall would download binaries it already ships; puppeteer-core
+  # downloads no browser (the Firefox tests use Debian's): the variable only makes that explicit
+  ONNXRUNTIME_NODE_INSTALL=skip PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund
 fi
 
 mkdir -p test-results
@@ -32,5 +41,7 @@ echo "== the npm package in fresh vite, webpack and no-bundler apps (npm pack, o
 npx vitest run --project package --reporter=default --reporter=json --outputFile.json=test-results/package.json || status=1
 echo "== sync service and engine sync on a throwaway PostgreSQL (tools/test-postgres.sh)"
 sh tools/test-postgres.sh npx vitest run --project sync --reporter=default --reporter=json --outputFile.json=test-results/sync.json || status=1
-node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json test-results/sync.json || status=1
+echo "== the engine's and the demo's flows in Chromium, Firefox and WebKit (production build; WebKit under Xvfb)"
+npx vitest run --project engines --reporter=default --reporter=json --outputFile.json=test-results/engines.json || status=1
+node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json test-results/sync.json test-results/engines.json || status=1
 exit $status
