@@ -47,6 +47,8 @@ import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
 import { platformInfo } from './platform.ts';
 import { startVisionWorker } from './vision-client.ts';
+// sync (team galleries through the sync service, docs/sync.md): absent option = nothing changes
+import { DISABLED_STATUS, startSync, type Sync, type SyncOptionsInput, type SyncStatus, type SyncStatusListener } from '../sync/index.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
 import { galleryMatcher } from '../live/recognition.ts';
 import { watch, type LiveWatch, type WatchCallOptions } from '../live/watch.ts';
@@ -63,6 +65,8 @@ export type EngineOptions = RuntimeEnvInput &
      * itself; default: the worker chunk next to the library entry.
      */
     workerUrl?: string | URL;
+    /** share the account's galleries with other browsers through a sync service (src/sync/, docs/sync.md) */
+    sync?: SyncOptionsInput;
   };
 
 /** Options of one typed call. */
@@ -157,6 +161,12 @@ export interface Engine {
    * validation, statuses, JSON bodies). Never rejects. Used by the fetch and XHR shims.
    */
   handle(request: Request, options?: HandleOptions): Promise<Response>;
+  /** sync: what it is doing (pending changes, last synced, errors); `enabled: false` without the sync option */
+  syncStatus(): SyncStatus;
+  /** sync: called on every status change; returns unsubscribe */
+  onSyncStatus(listener: SyncStatusListener): () => void;
+  /** sync: push and pull now; resolves with the status after */
+  syncNow(): Promise<SyncStatus>;
   /** stops the worker; the engine cannot be used afterwards */
   close(): void;
 }
@@ -206,6 +216,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   };
   // gallery files and browsing: typed calls only (no Kairos route), over the same store
   const tools = galleryTools(galleries);
+  // sync: starts in the background (offline is a state, not an error); only with the option
+  const sync: Sync | undefined = options.sync
+    ? await startSync(options.sync, { store: galleries, appId: api.appId, storageName: api.storageName, timeoutMs: api.storageTimeoutMs })
+    : undefined;
 
   /** Validates `request`, runs `service` as the call's account; errors become the family's error body. */
   const answer = async <S extends z.ZodType, T>(
@@ -268,7 +282,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       platform: () => platformInfo(backend),
     },
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
+    syncStatus: () => sync?.status() ?? DISABLED_STATUS,
+    onSyncStatus: (listener) => sync?.subscribe(listener) ?? (() => {}),
+    syncNow: async () => (sync ? sync.syncNow() : DISABLED_STATUS),
     close: () => {
+      sync?.close();
       closing.abort();
       void media.close();
       searchIndex.close();

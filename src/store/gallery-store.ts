@@ -72,6 +72,16 @@ export interface ImportItem {
   image?: Blob;
 }
 
+/**
+ * A committed write of THIS instance, in full (sync: src/sync/ queues it for the service).
+ * Writes of other instances (another tab, the sync's own applier) are not reported here.
+ */
+export type CommittedWrite =
+  | { kind: 'added'; appId: string; gallery: string; templates: StoredTemplate[]; photos: { subject: string; imageKey: string; bytes: ArrayBuffer; type: string }[] }
+  | { kind: 'removedTemplates'; appId: string; gallery: string; subject: string; faceId?: string; faceIds: string[] }
+  | { kind: 'removedGallery'; appId: string; gallery: string };
+export type CommitListener = (write: CommittedWrite) => void;
+
 /** A whole gallery as exportGallery reads it. */
 export interface GalleryContents {
   /** in key order: by subject, then enrollment */
@@ -174,6 +184,7 @@ export class GalleryStore {
   private readonly segmentRows: number;
   private readonly timeoutMs: number;
   private readonly feed: ChangeFeed;
+  private readonly commitListeners = new Set<CommitListener>();
   private connection: Promise<Db> | undefined;
   private closed = false;
 
@@ -200,6 +211,29 @@ export class GalleryStore {
    */
   onChange(listener: ChangeListener): () => void {
     return this.feed.subscribe(listener);
+  }
+
+  /**
+   * Called synchronously after each committed write of THIS instance with the whole write
+   * (templates with box, attributes and quality; photos' bytes; removed ids) — what the sync
+   * needs to send it on. Returns unsubscribe.
+   */
+  onCommit(listener: CommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  private committed(write: CommittedWrite): void {
+    for (const listener of this.commitListeners) {
+      try {
+        listener(write);
+      } catch (error) {
+        // the write has committed: a faulty listener must not fail it
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
 
   /**
@@ -312,6 +346,7 @@ export class GalleryStore {
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
     });
     this.feed.publish({ kind: 'rebuild', appId, gallery });
+    this.committed({ kind: 'removedGallery', appId, gallery });
   }
 
   /**
@@ -353,6 +388,7 @@ export class GalleryStore {
         ? { kind: 'removed', appId, gallery, faceIds: removal.faceIds }
         : { kind: 'rebuild', appId, gallery },
     );
+    this.committed({ kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds: removal.faceIds });
     return removal;
   }
 
@@ -378,6 +414,7 @@ export class GalleryStore {
   /** Closes the database; every later call rejects. */
   close(): void {
     this.closed = true;
+    this.commitListeners.clear();
     this.feed.close();
     void this.connection?.then((db) => db.close(), () => {});
     this.connection = undefined;
@@ -452,7 +489,9 @@ export class GalleryStore {
         ? { kind: 'added', appId, gallery, rows: records.map(indexRow), ...revives }
         : { kind: 'rebuild', appId, gallery, ...revives },
     );
-    return records.map(publicTemplate);
+    const stored = records.map(publicTemplate);
+    if (this.commitListeners.size > 0) this.committed({ kind: 'added', appId, gallery, templates: stored, photos });
+    return stored;
   }
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */

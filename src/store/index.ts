@@ -1,6 +1,6 @@
 // The recognition store: IndexedDB persistence of galleries (gallery-store.ts) and the
 // in-memory search over them (search-index.ts). See docs/store.md.
-export { GalleryStore, type GalleryContents, type GalleryStoreOptions, type ImportItem, type SubjectRemoval, type TemplateSummary } from './gallery-store.ts';
+export { GalleryStore, type CommitListener, type CommittedWrite, type GalleryContents, type GalleryStoreOptions, type ImportItem, type SubjectRemoval, type TemplateSummary } from './gallery-store.ts';
 export { GallerySearchIndex, type IndexStats, type IndexTarget, type SearchIndexOptions } from './search-index.ts';
 export { EmbeddingMatrix, type MatrixMemory, type MatrixOptions, type SubjectMatch, type TemplateMatch } from './matrix.ts';
 export { DEFAULT_SEGMENT_ROWS } from './segments.ts';

@@ -1,0 +1,128 @@
+// Applying pulled changes to this browser's galleries through the store's own write path
+// (importTemplates keeping the service's template ids, removeSubject), on a GalleryStore
+// instance of its own: its change notices reach the engine's search index like another tab's
+// writes (BroadcastChannel), so a pulled template is searchable without a reload, and its
+// writes are not mistaken for local ones to send back (the engine's store reports only its own).
+//
+// The conflict rule (docs/sync.md) needs two local checks: an enroll already here (our own,
+// echoed back) is not imported again, and an enroll that a queued local removal will
+// tombstone (it gets a higher server seq than anything pulled now) is not imported at all.
+import { EngineError } from '../errors.ts';
+import type { GalleryStore, ImportItem } from '../store/gallery-store.ts';
+import { toImportItem } from './codec.ts';
+import type { SyncFailure } from './errors.ts';
+import type { GalleryKeys } from './gallery-keys.ts';
+import type { LocalChange } from './outbox.ts';
+import type { PulledChange, PulledEnroll, PulledRemove } from './protocol.ts';
+
+export interface ApplyContext {
+  store: GalleryStore;
+  /** the engine's local account the shared galleries live in */
+  appId: string;
+  keys: GalleryKeys;
+  /** the embedding model this engine searches with: templates of another are never imported */
+  modelId: string;
+  /** local changes not yet acknowledged */
+  pending: readonly LocalChange[];
+  warn(failure: SyncFailure): void;
+}
+
+export interface Applied {
+  added: number;
+  removed: number;
+}
+
+function missing(error: unknown): boolean {
+  return error instanceof EngineError && (error.failure.kind === 'GALLERY_NOT_FOUND' || error.failure.kind === 'SUBJECT_NOT_FOUND');
+}
+
+/** a queued local removal covers this template: it will be tombstoned once the removal is pushed */
+function doomed(pending: readonly LocalChange[], gallery: string, subject: string, templateId: string): boolean {
+  return pending.some(
+    (c) =>
+      c.gallery === gallery &&
+      (c.kind === 'remove_gallery' || (c.kind === 'remove_subject' && c.subject === subject) || (c.kind === 'remove_template' && c.templateId === templateId)),
+  );
+}
+
+async function localIds(ctx: ApplyContext, gallery: string, subject: string): Promise<Set<string>> {
+  try {
+    return new Set((await ctx.store.listTemplates(ctx.appId, gallery, subject)).map((t) => t.faceId));
+  } catch (error) {
+    if (missing(error)) return new Set();
+    throw error;
+  }
+}
+
+async function applyEnrolls(ctx: ApplyContext, gallery: string, changes: readonly PulledEnroll[]): Promise<number> {
+  const key = await ctx.keys.forPull(gallery); // PASSPHRASE_REQUIRED / WRONG_PASSPHRASE stop the pull here
+  const items: ImportItem[] = [];
+  for (const change of changes) {
+    if (change.model_id !== ctx.modelId) {
+      ctx.warn({ code: 'REJECTED', gallery, message: `${gallery}: template ${change.template_id} was made by embedding model ${change.model_id}, not ${ctx.modelId}: not imported` });
+      continue;
+    }
+    const item = await toImportItem(change, key);
+    if ('error' in item) {
+      ctx.warn({ code: 'REJECTED', gallery, message: `${gallery}: ${item.error}: not imported` });
+      continue;
+    }
+    if (!doomed(ctx.pending, gallery, item.subject, change.template_id)) items.push(item);
+  }
+  const present = new Map<string, Set<string>>();
+  for (const subject of new Set(items.map((i) => i.subject))) present.set(subject, await localIds(ctx, gallery, subject));
+  const fresh = items.filter((i) => !present.get(i.subject)!.has(i.faceId!));
+  if (fresh.length > 0) await ctx.store.importTemplates(ctx.appId, gallery, fresh);
+  return fresh.length;
+}
+
+async function applyRemove(ctx: ApplyContext, change: PulledRemove): Promise<number> {
+  const ids = new Set(change.template_ids);
+  let templates: { subject: string; faceId: string }[];
+  try {
+    templates = (await ctx.store.readGallery(ctx.appId, change.gallery)).templates;
+  } catch (error) {
+    if (missing(error)) return 0;
+    throw error;
+  }
+  // by subject: a subject losing every local template goes in one write, else template by template
+  const bySubject = new Map<string, { all: number; gone: string[] }>();
+  for (const t of templates) {
+    const entry = bySubject.get(t.subject) ?? { all: 0, gone: [] };
+    entry.all++;
+    if (ids.has(t.faceId)) entry.gone.push(t.faceId);
+    bySubject.set(t.subject, entry);
+  }
+  let removed = 0;
+  for (const [subject, { all, gone }] of bySubject) {
+    if (gone.length === 0) continue;
+    try {
+      if (gone.length === all) removed += (await ctx.store.removeSubject(ctx.appId, change.gallery, subject)).faceIds.length;
+      else for (const id of gone) removed += (await ctx.store.removeSubject(ctx.appId, change.gallery, subject, id)).faceIds.length;
+    } catch (error) {
+      if (!missing(error)) throw error; // removed meanwhile by this browser: already converged
+    }
+  }
+  return removed;
+}
+
+/** Applies one pulled page in seq order (consecutive enrolls of a gallery in one write). */
+export async function applyPage(ctx: ApplyContext, changes: readonly PulledChange[]): Promise<Applied> {
+  const applied: Applied = { added: 0, removed: 0 };
+  let run: PulledEnroll[] = [];
+  const flush = async () => {
+    if (run.length > 0) applied.added += await applyEnrolls(ctx, run[0]!.gallery, run);
+    run = [];
+  };
+  for (const change of changes) {
+    if (change.kind === 'enroll') {
+      if (run.length > 0 && run[0]!.gallery !== change.gallery) await flush();
+      run.push(change);
+    } else {
+      await flush();
+      applied.removed += await applyRemove(ctx, change);
+    }
+  }
+  await flush();
+  return applied;
+}

@@ -1,0 +1,60 @@
+// Team galleries: createEngine({ sync }) shares the account's galleries through the sync
+// service (server/), offline-first. IndexedDB stays the source of every answer; see docs/sync.md.
+import { EMBEDDING } from '../service/recognition-config.ts';
+import { GalleryStore } from '../store/gallery-store.ts';
+import { SyncClient } from './client.ts';
+import { GalleryKeys } from './gallery-keys.ts';
+import { SyncOptionsSchema, type SyncOptionsInput } from './options.ts';
+import { Outbox } from './outbox.ts';
+import { Replicator } from './replicator.ts';
+import { StatusFeed, type SyncStatus, type SyncStatusListener } from './status.ts';
+
+export { DISABLED_STATUS, type SyncStatus, type SyncStatusListener } from './status.ts';
+export type { SyncOptionsInput } from './options.ts';
+export type { SyncFailure, SyncFailureCode } from './errors.ts';
+
+export interface Sync {
+  status(): SyncStatus;
+  subscribe(listener: SyncStatusListener): () => void;
+  syncNow(): Promise<SyncStatus>;
+  close(): void;
+}
+
+/**
+ * Starts syncing `store`'s writes for the local account `appId`. Returns at once: the first
+ * push/pull runs in the background (offline is a state, not an error).
+ */
+export async function startSync(input: SyncOptionsInput, local: { store: GalleryStore; appId: string; storageName: string; timeoutMs?: number }): Promise<Sync> {
+  const options = SyncOptionsSchema.parse(input);
+  const client = new SyncClient(options.url, options.appId, options.appKey);
+  const outbox = await Outbox.open(local.storageName, `${options.url}|${options.appId}|${local.appId}`);
+  // the applier writes through a store instance of its own (see apply.ts)
+  const applier = await GalleryStore.open({ name: local.storageName, ...(local.timeoutMs === undefined ? {} : { timeoutMs: local.timeoutMs }) });
+  const status = new StatusFeed();
+  const replicator = new Replicator({
+    options,
+    client,
+    outbox,
+    keys: new GalleryKeys(client, options.passphrase),
+    applier,
+    appId: local.appId,
+    modelId: EMBEDDING.id,
+    status,
+  });
+  const unhook = local.store.onCommit((write) => replicator.record(write));
+  await replicator.start();
+  return {
+    status: () => status.get(),
+    subscribe: (listener) => status.subscribe(listener),
+    syncNow: async () => {
+      await replicator.syncNow();
+      return status.get();
+    },
+    close: () => {
+      unhook();
+      replicator.close();
+      applier.close();
+      outbox.close();
+    },
+  };
+}

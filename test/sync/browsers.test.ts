@@ -1,0 +1,170 @@
+// Two (and more) real Chromium pages with the engine and sync on, one sync service on real
+// PostgreSQL: enrolls and removals cross between them within 2 s, an offline browser's
+// enrolls arrive when it is back, and they end with the same template ids. With a team
+// passphrase the database holds no embedding, photo or subject name in clear; a browser with
+// the passphrase converges and one without gets a clear error.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
+import type { SyncOptionsInput, SyncStatus } from '../../src/sync/index.ts';
+import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+
+const FACES = path.resolve(ROOT, '../shared/data/faces');
+const photo = (file: string) => readFileSync(path.join(FACES, file)).toString('base64');
+const OBAMA = photo('obama/obama.jpg');
+const OBAMA_2 = photo('obama/obama2.jpg');
+const APP = { id: 'team', key: 'team-key-123' };
+
+let service: Service;
+let vite: ViteDevServer;
+let browser: Browser;
+let pageUrl: string;
+const contexts: BrowserContext[] = [];
+
+interface Client {
+  context: BrowserContext;
+  page: Page;
+  call<T>(name: string, ...args: unknown[]): Promise<T>;
+}
+
+async function client(sync: Partial<SyncOptionsInput> | undefined): Promise<Client> {
+  const context = await browser.newContext();
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  await page.goto(pageUrl);
+  await page.waitForFunction(() => 'syncTest' in globalThis, undefined, { timeout: 120_000 });
+  const call = <T>(name: string, ...args: unknown[]) =>
+    page.evaluate(([n, a]) => (globalThis as unknown as Record<string, Record<string, (...x: unknown[]) => unknown>>).syncTest![n as string]!(...(a as unknown[])), [name, args] as const) as Promise<T>;
+  await call('start', sync && { url: service.url, appId: APP.id, appKey: APP.key, ...sync });
+  return { context, page, call };
+}
+
+/** polls `probe` every 50 ms until it returns true; the ms it took */
+async function until(probe: () => Promise<boolean>, limitMs: number, what: string): Promise<number> {
+  const began = performance.now();
+  while (!(await probe())) {
+    if (performance.now() - began > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return performance.now() - began;
+}
+
+beforeAll(async () => {
+  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
+  vite = await createServer({
+    configFile: path.join(ROOT, 'vite.config.ts'),
+    root: ROOT,
+    logLevel: 'warn',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    optimizeDeps: { entries: ['test/sync/page/index.html'] },
+  });
+  await vite.listen();
+  const address = vite.httpServer!.address();
+  if (!address || typeof address === 'string') throw new Error('no vite address');
+  pageUrl = `http://127.0.0.1:${address.port}/test/sync/page/index.html`;
+  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+}, 180_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  await browser?.close();
+  await vite?.close();
+  await service?.close();
+});
+
+describe('two browsers, one gallery', () => {
+  let a: Client;
+  let b: Client;
+  const gallery = 'front-desk';
+
+  it('enroll in A → B recognises within 2 s; remove in B → gone in A within 2 s', async () => {
+    [a, b] = await Promise.all([client({}), client({})]);
+    // B loads its models first (a recognise in an empty gallery is the cheapest way), so the 2 s measure sync, not model loading
+    await b.call('recognize', 'warm-up', OBAMA);
+    const enrolled = await a.call<{ face_id: string }>('enroll', gallery, 'obama', OBAMA);
+    expect(enrolled).toHaveProperty('face_id');
+    const ms = await until(async () => (await b.call<string[]>('templateIds', gallery)).includes(enrolled.face_id), 2000, 'B has the template');
+    const answer = await b.call<{ images: { candidates?: { subject_id: string }[] }[] }>('recognize', gallery, OBAMA_2);
+    expect(answer.images[0]?.candidates?.[0]?.subject_id).toBe('obama');
+    console.log(`sync: A's enroll searchable in B after ${ms.toFixed(0)} ms`);
+
+    await b.call('removeSubject', gallery, 'obama');
+    const gone = await until(async () => (await a.call<string[]>('templateIds', gallery)).length === 0, 2000, 'A lost the template');
+    console.log(`sync: B's removal gone from A after ${gone.toFixed(0)} ms`);
+    const status = await a.call<SyncStatus>('status');
+    expect(status).toMatchObject({ enabled: true, error: null, live: true });
+  });
+
+  it('B offline enrolls 20, back online → A has them; both end with the same template ids', async () => {
+    await b.call('enroll', 'warm-up', 'w', OBAMA); // enroll's models are loaded before the network goes
+    await b.context.setOffline(true);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await b.call<{ face_id: string }>('enroll', gallery, `person-${i}`, i % 2 ? OBAMA : OBAMA_2)).face_id);
+    await b.call('syncNow');
+    const offline = await b.call<SyncStatus>('status');
+    expect(offline.state).toBe('offline');
+    expect(offline.pending).toBeGreaterThanOrEqual(20);
+    expect(await a.call<string[]>('templateIds', gallery)).toEqual([]);
+
+    await b.context.setOffline(false);
+    await until(async () => (await a.call<string[]>('templateIds', gallery)).length === 20, 30_000, 'A has the 20 templates');
+    await until(async () => (await b.call<SyncStatus>('status')).pending === 0, 10_000, 'B pushed everything');
+    const [inA, inB] = await Promise.all([a.call<string[]>('templateIds', gallery), b.call<string[]>('templateIds', gallery)]);
+    expect(inA).toEqual(ids.sort());
+    expect(inB).toEqual(inA);
+    const rows = await service.pool.query<{ template_id: string }>('select template_id from templates where gallery = $1 and removed_seq is null order by template_id', [gallery]);
+    expect(rows.rows.map((r) => r.template_id)).toEqual(inA);
+  });
+});
+
+describe('end-to-end encrypted gallery', () => {
+  const gallery = 'secret-team';
+  const passphrase = 'correct horse battery staple';
+
+  it('the database holds no embedding, photo or subject name in clear; the same passphrase converges; none or a wrong one is a clear error', async () => {
+    const c = await client({ passphrase, photos: true });
+    const enrolled = await c.call<{ face_id: string }>('enroll', gallery, 'barack', OBAMA);
+    await c.call('syncNow');
+    expect((await c.call<SyncStatus>('status')).error).toBeNull();
+
+    // what the service stored: only ciphertext, an opaque subject tag, no photo
+    const rows = await service.pool.query('select subject, embedding, photo, sealed from templates where gallery = $1', [gallery]);
+    expect(rows.rowCount).toBe(1);
+    const row = rows.rows[0] as { subject: string; embedding: Buffer | null; photo: Buffer | null; sealed: Buffer };
+    expect(row.embedding).toBeNull();
+    expect(row.photo).toBeNull();
+    expect(row.subject).not.toContain('barack');
+    const file = await c.call<{ subjects: { templates: { embedding: string }[] }[] }>('exportGallery', gallery);
+    const embedding = Buffer.from(file.subjects[0]!.templates[0]!.embedding, 'base64');
+    const jpeg = Buffer.from(OBAMA, 'base64');
+    // no 16-byte run of the embedding or of the photo anywhere in any stored template or log row
+    const dump = Buffer.concat(
+      (await service.pool.query(`select convert_to(t::text, 'UTF8') as bytes from templates t union all select convert_to(c::text, 'UTF8') from changes c`)).rows.map((r: { bytes: Buffer }) => r.bytes),
+    );
+    const hexDump = dump.toString('latin1');
+    for (let i = 0; i + 16 <= embedding.length; i += 16) expect(hexDump).not.toContain(embedding.subarray(i, i + 16).toString('hex'));
+    for (const at of [0, 1000, 5000]) expect(hexDump).not.toContain(jpeg.subarray(at, at + 16).toString('hex'));
+    expect(hexDump).not.toContain('barack');
+
+    const d = await client({ passphrase });
+    await until(async () => (await d.call<string[]>('templateIds', gallery)).includes(enrolled.face_id), 20_000, 'D decrypted the template');
+    const answer = await d.call<{ images: { candidates?: { subject_id: string }[] }[] }>('recognize', gallery, OBAMA_2);
+    expect(answer.images[0]?.candidates?.[0]?.subject_id).toBe('barack');
+
+    const without = await client({});
+    const wrong = await client({ passphrase: 'not the passphrase' });
+    for (const [who, code] of [
+      [without, 'PASSPHRASE_REQUIRED'],
+      [wrong, 'WRONG_PASSPHRASE'],
+    ] as const) {
+      await until(async () => (await who.call<SyncStatus>('status')).error?.code === code, 20_000, `${code} reported`);
+      const status = await who.call<SyncStatus>('status');
+      expect(status.error?.message).toContain(gallery);
+      expect(await who.call<string[]>('templateIds', gallery)).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,38 @@
+// The engine with sync on, and the calls test/sync/browsers.test.ts makes on it.
+import { createEngine, type Engine } from '../../../src/engine/engine.ts';
+import type { SyncOptionsInput } from '../../../src/sync/index.ts';
+
+let engine: Engine | undefined;
+const need = (): Engine => {
+  if (!engine) throw new Error('start() first');
+  return engine;
+};
+
+const api = {
+  async start(sync: SyncOptionsInput | undefined) {
+    engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
+    return true;
+  },
+  enroll: async (gallery: string, subject: string, image: string) => need().enroll({ image, subject_id: subject, gallery_name: gallery }),
+  recognize: async (gallery: string, image: string) => need().recognize({ image, gallery_name: gallery }),
+  removeSubject: async (gallery: string, subject: string) => need().galleryRemoveSubject({ gallery_name: gallery, subject_id: subject }),
+  status: () => need().syncStatus(),
+  syncNow: () => need().syncNow(),
+  /** every template id of the gallery, sorted ([] when it does not exist) */
+  async templateIds(gallery: string): Promise<string[]> {
+    const e = need();
+    const view = await e.galleryView({ gallery_name: gallery });
+    if (!('subject_ids' in view)) return [];
+    const ids: string[] = [];
+    for (const subject of view.subject_ids) {
+      const s = await e.galleryViewSubject({ gallery_name: gallery, subject_id: subject });
+      if ('face_ids' in s) ids.push(...s.face_ids.map((f: { face_id: string }) => f.face_id));
+    }
+    return ids.sort();
+  },
+  async exportGallery(gallery: string) {
+    return need().exportGallery({ gallery_name: gallery, include_images: true });
+  },
+};
+
+(globalThis as unknown as { syncTest: typeof api }).syncTest = api;
