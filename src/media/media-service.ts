@@ -6,8 +6,11 @@
 //            {id, status_code: 2, status_message: "Processing"} and the work goes on.
 //   GET      the stored result, or the job's state.
 //   DELETE   cancels the work if it runs here and removes job, source and result at once.
-//   start    jobs left unfinished by a closed tab or a reload are restarted from their stored
-//            source (a Web Lock per job keeps two tabs from running the same one).
+//   owners   a tab owns a job while it holds the job's Web Lock (from POST, or taking it over,
+//            until the job ends); a crashed or closed tab's locks are released by the browser.
+//            Every open tab of the origin watches every unfinished job it hears of (a
+//            BroadcastChannel announces new jobs; jobs found at start or asked for by GET) and
+//            takes over one whose lock has no holder, restarting it from its stored source.
 // Runs on the page's main thread (video frames come from a <video> element, see frames.ts);
 // all model work happens in the vision worker. Definitions: docs/emotion.md.
 import * as Comlink from 'comlink';
@@ -153,6 +156,14 @@ async function tryLock(name: string): Promise<(() => void) | null> {
   });
 }
 
+/** Whether any tab (or this one) holds or waits for the lock; unknown without Web Locks (false). */
+async function lockInUse(name: string): Promise<boolean> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  if (!locks) return false;
+  const state = await locks.query().catch(() => ({ held: [], pending: [] }) as LockManagerSnapshot);
+  return (state.held ?? []).some((lock) => lock.name === name);
+}
+
 /** Resolves once nobody holds the lock (another tab finished or closed). */
 function whenUnlocked(name: string): Promise<void> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
@@ -179,6 +190,13 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
 
   const keyOf = (appId: string, id: string) => JSON.stringify([appId, id]);
   const lockName = (appId: string, id: string) => `kairos-media:${databaseName}:${keyOf(appId, id)}`;
+  const resume = options.resume ?? true;
+  /** the job lock of every job this tab owns: its release */
+  const owned = new Map<string, () => void>();
+  /** jobs whose lock this tab waits on, to take them over when their owner goes */
+  const watching = new Set<string>();
+  /** new jobs are announced to every tab of the origin, so any of them can take one over */
+  const announcements = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(`kairos-media:${databaseName}`);
   /** sources kept only in memory (store_image: false), by job key */
   const memorySources = new Map<string, Blob | string>();
   /** callers waiting for a job's end (POST within its timeout, settled()) */
@@ -202,6 +220,8 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     const list = waiters.get(key);
     waiters.delete(key);
     tracked.delete(key);
+    owned.get(key)?.();
+    owned.delete(key);
     for (const w of list ?? []) w(outcome);
   }
 
@@ -214,11 +234,44 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     });
   }
 
-  function enqueue(job: JobRecord): void {
-    if (closed) return;
-    tracked.add(keyOf(job.appId, job.id));
+  const isUnfinished = (job: JobRecord | undefined): job is JobRecord => job?.state === 'queued' || job?.state === 'processing';
+
+  /**
+   * Makes this tab the job's owner and queues it, if no other tab owns it; otherwise whoever
+   * waits here hears 'elsewhere' and the tab watches the job, to take it over if its owner goes.
+   */
+  async function adopt(job: JobRecord): Promise<void> {
+    const key = keyOf(job.appId, job.id);
+    if (closed || tracked.has(key)) return;
+    tracked.add(key);
+    const release = await tryLock(lockName(job.appId, job.id));
+    if (!release || closed) {
+      release?.();
+      settle(job.appId, job.id, { kind: 'elsewhere' });
+      if (!closed) watch(job.appId, job.id);
+      return;
+    }
+    owned.set(key, release);
     scheduler.enqueue(job);
   }
+
+  /** Takes the job over once its owner lets go of it without finishing it (a crash, a closed tab). */
+  function watch(appId: string, id: string): void {
+    const key = keyOf(appId, id);
+    if (!resume || closed || watching.has(key) || tracked.has(key)) return;
+    watching.add(key);
+    void whenUnlocked(lockName(appId, id)).then(async () => {
+      watching.delete(key);
+      if (closed) return;
+      const job = await (await storeOpening).job(appId, id).catch(() => undefined);
+      if (isUnfinished(job)) await adopt(job);
+    });
+  }
+
+  announcements?.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const notice = event.data as { appId?: unknown; id?: unknown } | null;
+    if (typeof notice?.appId === 'string' && typeof notice.id === 'string') watch(notice.appId, notice.id);
+  });
 
   const scheduler = new JobScheduler<JobRecord, JobOutcome>({
     maxActive: options.maxActive ?? 2,
@@ -301,19 +354,9 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
   }
 
   async function* processJob(queued: JobRecord, signal: AbortSignal): AsyncGenerator<void, JobOutcome, undefined> {
+    // this tab holds the job's lock from adopt() until the job is settled
     const store = await storeOpening;
-    const release = await tryLock(lockName(queued.appId, queued.id));
-    if (!release) {
-      // another tab runs it: look again when it lets go
-      void whenUnlocked(lockName(queued.appId, queued.id)).then(async () => {
-        if (closed) return;
-        const job = await store.job(queued.appId, queued.id).catch(() => undefined);
-        if (job && (job.state === 'queued' || job.state === 'processing')) enqueue(job);
-        else if (job) settle(job.appId, job.id, { kind: 'elsewhere' });
-      });
-      return { kind: 'elsewhere' };
-    }
-    try {
+    {
       const started = await store.updateJob(queued.appId, queued.id, (j) =>
         j.state === 'queued' || j.state === 'processing' ? { ...j, state: 'processing', attempts: j.attempts + 1 } : undefined,
       );
@@ -383,15 +426,13 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
         void next?.then((f) => f.bitmap.close(), () => {});
         video.close();
       }
-    } finally {
-      release();
     }
   }
 
   const ready = (async () => {
     const store = await storeOpening;
-    if (options.resume ?? true) {
-      for (const job of await store.unfinished()) enqueue(job);
+    if (resume) {
+      for (const job of await store.unfinished()) await adopt(job);
     }
   })();
   ready.catch(() => {});
@@ -455,7 +496,9 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     if (!storeSource) memorySources.set(keyOf(appId, job.id), blob ?? url!);
     await store.create(job, storeSource ? { appId, id: job.id, ...(blob ? { blob } : { url }) } : { appId, id: job.id });
     const outcome = waitFor(appId, job.id);
-    enqueue(job);
+    // owned (locked) before it is announced, so the other tabs' watches wait behind this tab
+    await adopt(job);
+    if (storeSource) announcements?.postMessage({ appId, id: job.id });
 
     const key = keyOf(appId, job.id);
     if (input.onProgress) progress.set(key, [...(progress.get(key) ?? []), input.onProgress]);
@@ -485,7 +528,12 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     const job = await store.job(appId, id);
     if (!job) return { reply: notFoundReply(id) };
     if (job.state === 'failed') return { job, reply: failedReply(id, job.error?.message ?? 'processing failed') };
-    if (job.state !== 'complete') return { job, reply: processingReply(id) };
+    if (job.state !== 'complete') {
+      // "Processing" is true only while some tab owns the job: nobody does, so this tab takes it over
+      if (!tracked.has(keyOf(appId, id)) && !(await lockInUse(lockName(appId, id)))) void adopt(job);
+      else watch(appId, id);
+      return { job, reply: processingReply(id) };
+    }
     return { job };
   }
 
@@ -549,12 +597,16 @@ export function createMediaService(vision: MediaVision, options: MediaServiceOpt
     close() {
       closing ??= (async () => {
         closed = true;
+        announcements?.close();
         await scheduler.stop();
         // whoever still waits is answered as if the tab had gone: the job is still processing
         for (const key of [...waiters.keys()]) {
           const [appId, id] = JSON.parse(key) as [string, string];
           settle(appId, id, { kind: 'elsewhere' });
         }
+        // what this tab still owns goes back to the other tabs, as when the tab closes
+        for (const release of owned.values()) release();
+        owned.clear();
         (await storeOpening.catch(() => undefined))?.close();
       })();
       return closing;

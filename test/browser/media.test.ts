@@ -288,8 +288,10 @@ describe('POST /v2/media with a video', () => {
   });
 
   it('a job interrupted by a "reload" is restarted from its stored source by the next service', async () => {
-    const first = newService();
-    const store = await JobStore.open(storageName);
+    // a database of its own: no other open service (tab) may take the job over meanwhile
+    const own = `${storageName}-reload`;
+    const first = newService({ storageName: own });
+    const store = await JobStore.open(own);
     try {
       const reply = await first.post({ appId: 'reloader', source: await fileOf(synthUrl, 'resume.webm'), timeout: 0 });
       const id = reply.body.id;
@@ -302,7 +304,7 @@ describe('POST /v2/media with a video', () => {
       // a half-done job is never visible as a result
       expect(await first.get('reloader', id).catch(() => 'closed')).not.toHaveProperty('frames');
 
-      const second = newService();
+      const second = newService({ storageName: own });
       await second.ready;
       expect(await second.get('reloader', id)).toEqual({ id, status_code: 2, status_message: 'Processing' });
       await second.settled('reloader', id);
@@ -314,6 +316,44 @@ describe('POST /v2/media with a video', () => {
       expect(await store.counts('reloader')).toEqual({ jobs: 1, sources: 0, results: 1 });
       // start_time is anchored to the original POST, not to the restart
       expect(m.frames[0]!.people[0]!.start_time).toBe(formatTimestamp(left!.createdAt));
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a tab open before the POST takes the job over when its owner goes, without being asked', async () => {
+    const own = `${storageName}-takeover`;
+    const watcher = newService({ storageName: own });
+    await watcher.ready;
+    const owner = newService({ storageName: own });
+    const store = await JobStore.open(own);
+    try {
+      const { body } = await owner.post({ appId: 'team', source: await fileOf(synthUrl, 'takeover.webm'), timeout: 0 });
+      for (let k = 0; k < 200 && (await store.job('team', body.id))?.state !== 'processing'; k++) await sleep(25);
+      await owner.close(); // the owner goes mid-job (a crash is the e2e test's: test/e2e/media-takeover.e2e.test.ts)
+      // nobody asks: the watcher finishes it on its own
+      for (let k = 0; k < 600 && (await store.job('team', body.id))?.state !== 'complete'; k++) await sleep(100);
+      const m = complete(await watcher.get('team', body.id));
+      expect(m.frames).toHaveLength(5 * FPS);
+      expect((await store.job('team', body.id))?.attempts).toBe(2);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('GET answers "Processing" only while some tab owns the job: an orphan is taken over by the tab asking', async () => {
+    const own = `${storageName}-orphan`;
+    const store = await JobStore.open(own);
+    const owner = newService({ storageName: own, resume: false });
+    try {
+      const { body } = await owner.post({ appId: 'team', source: await fileOf(synthUrl, 'orphan.webm'), timeout: 0 });
+      await owner.close(); // its lock is released; no other service watched it
+      // a service that restarts nothing at start (so only the GET can make it take the job over)
+      const asker = newService({ storageName: own, resume: false });
+      await asker.ready;
+      expect(await asker.get('team', body.id)).toEqual({ id: body.id, status_code: 2, status_message: 'Processing' });
+      await asker.settled('team', body.id);
+      expect(await asker.get('team', body.id)).toHaveProperty('frames');
     } finally {
       store.close();
     }
