@@ -22,6 +22,8 @@ declare module 'fastify' {
 
 export interface AppDeps {
   pool: Pool;
+  /** a streaming replica for reads (pull, listings); default the primary */
+  readPool?: Pool;
   hub: NotifyHub;
   config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
   logger?: boolean;
@@ -43,7 +45,7 @@ function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } |
   return result.data;
 }
 
-export async function buildApp({ pool, hub, config, logger = false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ pool, readPool = pool, hub, config, logger = false }: AppDeps): Promise<FastifyInstance> {
   // forceCloseConnections: event streams are hijacked sockets that would hold close() open
   const app = Fastify({ logger, bodyLimit: config.SYNC_BODY_LIMIT, trustProxy: true, return503OnClosing: true,
     forceCloseConnections: true,
@@ -102,10 +104,17 @@ export async function buildApp({ pool, hub, config, logger = false }: AppDeps): 
     const q = parsed(PullQuerySchema, query, 'BAD_REQUEST');
     const galleries = q.galleries?.split(',').filter(Boolean);
     for (const g of galleries ?? []) parsed(NameSchema, g, 'BAD_REQUEST', 'galleries: ');
-    return pull(pool, request.appId, q.after, q.limit, galleries);
+    try {
+      return await pull(readPool, request.appId, q.after, q.limit, galleries);
+    } catch (error) {
+      // a lagging replica may not have reached the cursor yet: only the primary may say it is ahead
+      if (readPool === pool || !(error instanceof SyncError && error.kind === 'CURSOR_AHEAD')) throw error;
+      return pull(pool, request.appId, q.after, q.limit, galleries);
+    }
   });
 
-  app.get('/v1/galleries', async (request) => ({ galleries: await listGalleries(pool, request.appId) }));
+  // listings may lag on a replica: a gallery just PUT is read back from the primary (putGallery)
+  app.get('/v1/galleries', async (request) => ({ galleries: await listGalleries(readPool, request.appId) }));
 
   app.put('/v1/galleries/:gallery', async (request) => {
     const gallery = parsed(NameSchema, (request.params as { gallery: string }).gallery, 'BAD_REQUEST', 'gallery: ');

@@ -7,6 +7,8 @@ const int = (fallback: number) => z.coerce.number().int().positive().default(fal
 export const ConfigSchema = z.object({
   /** postgres://…; unset: `npm run sync-server` starts a local cluster in server/.data */
   DATABASE_URL: z.string().optional(),
+  /** a streaming replica (hot standby) for pulls and listings; pushes and LISTEN stay on the primary */
+  DATABASE_READ_URL: z.string().optional(),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   /** "app_id:app_key,…": created (or their keys replaced) at start */

@@ -38,15 +38,17 @@ async function main(): Promise<void> {
   }
   for (const { appId, appKey } of parseAppList(config.SYNC_APPS)) await upsertApp(pool, appId, appKey);
 
+  const readPool = config.DATABASE_READ_URL ? createPool(config.DATABASE_READ_URL, config.SYNC_POOL_SIZE) : undefined;
   const hub = new NotifyHub(url);
   await hub.start();
-  const app = await buildApp({ pool, hub, config });
+  const app = await buildApp({ pool, ...(readPool ? { readPool } : {}), hub, config });
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   console.log(`sync: serving on ${address} (pid ${process.pid})`);
   const shutdown = async () => {
     await app.close();
     await hub.stop();
     await pool.end();
+    await readPool?.end();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown());

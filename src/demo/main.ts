@@ -1,6 +1,7 @@
 // The demo app: starts the engine (models in a worker, galleries and media in IndexedDB),
 // answers https://api.kairos.com/… in-page, and mounts one screen per tab.
 import { createEngine, DEMO_CREDENTIALS, installFetchShim } from '../index.ts';
+import { demoSyncOptions, mountSyncBadge } from './galleries/sync-badge.ts';
 import { mountDetect } from './sections/detect.ts';
 import { mountDeveloper } from './sections/developer.ts';
 import { mountEmotion } from './sections/emotion.ts';
@@ -42,7 +43,9 @@ async function start(): Promise<void> {
   // how long the engine waited for it (the first visit's cost; ~0 on later visits)
   document.body.dataset.offlineWaitMs = String(Math.round(performance.now() - started));
   // next to the page, not at the site root: the built app works under any base path
-  const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/' });
+  // sync: only when the page was opened with a team's sync service (src/demo/galleries/sync-badge.ts)
+  const sync = demoSyncOptions();
+  const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/', ...(sync ? { sync } : {}) });
   installFetchShim(engine);
   engineReady.resolve();
   // models load now, while the user picks a photo, rather than inside the first request
@@ -52,6 +55,7 @@ async function start(): Promise<void> {
   // the hidden screens one task each, so no single long task holds the page
   await nextTask();
   mountGalleries(byId('panel-galleries'), engine, api, camera);
+  mountSyncBadge(byId('panel-galleries'), engine);
   await nextTask();
   mountEmotion(byId('panel-emotion'), engine, api, camera);
   await nextTask();

@@ -10,7 +10,7 @@
 import { EngineError } from '../errors.ts';
 import type { GalleryStore, ImportItem } from '../store/gallery-store.ts';
 import { toImportItem } from './codec.ts';
-import type { SyncFailure } from './errors.ts';
+import { SyncError, type SyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
 import type { LocalChange } from './outbox.ts';
 import type { PulledChange, PulledEnroll, PulledRemove } from './protocol.ts';
@@ -56,6 +56,8 @@ async function localIds(ctx: ApplyContext, gallery: string, subject: string): Pr
 
 async function applyEnrolls(ctx: ApplyContext, gallery: string, changes: readonly PulledEnroll[]): Promise<number> {
   const key = await ctx.keys.forPull(gallery); // PASSPHRASE_REQUIRED / WRONG_PASSPHRASE stop the pull here
+  // sealed templates of a gallery whose settings we have not seen (a lagging read replica): stop, pull again later
+  if (!key && changes.some((c) => c.payload.mode === 'sealed')) throw new SyncError('SERVICE', `${gallery}: the gallery's encryption settings are not visible yet; retrying`, gallery);
   const items: ImportItem[] = [];
   for (const change of changes) {
     if (change.model_id !== ctx.modelId) {

@@ -63,7 +63,7 @@ export interface ServiceProcess {
 
 /** `tsx server/src/main.ts` as its own process on `port`; resolves once it serves. */
 export async function spawnService(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'server/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/src/main.ts')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,57 @@
+// The Galleries screen's sync line: a "shared" badge and the last-synced time while the engine
+// syncs with a team's service (docs/sync.md); nothing at all without sync. The demo turns sync
+// on from the page's URL once (?sync_url=…&sync_app_id=…&sync_app_key=…[&sync_passphrase=…]),
+// remembered in localStorage; ?sync=off forgets it.
+import type { Engine } from '../../engine/engine.ts';
+import type { SyncOptionsInput, SyncStatus } from '../../sync/index.ts';
+
+const KEY = 'kairos-in-browser:demo-sync';
+
+export function demoSyncOptions(search = location.search): SyncOptionsInput | undefined {
+  const q = new URLSearchParams(search);
+  try {
+    if (q.get('sync') === 'off') localStorage.removeItem(KEY);
+    const url = q.get('sync_url');
+    const appId = q.get('sync_app_id');
+    const appKey = q.get('sync_app_key');
+    if (url && appId && appKey) {
+      const passphrase = q.get('sync_passphrase');
+      localStorage.setItem(KEY, JSON.stringify({ url, appId, appKey, ...(passphrase ? { passphrase } : {}) }));
+    }
+    const saved = localStorage.getItem(KEY);
+    return saved ? (JSON.parse(saved) as SyncOptionsInput) : undefined;
+  } catch {
+    return undefined; // no storage (private mode): no sync
+  }
+}
+
+function describe(s: SyncStatus): string {
+  const when = s.lastSyncedAt ? `last synced ${new Date(s.lastSyncedAt).toLocaleTimeString()}` : 'not synced yet';
+  const what = s.galleries.length ? ` · ${s.galleries.map((g) => `${g.gallery}${g.encrypted ? ' (encrypted)' : ''}`).join(', ')}` : '';
+  const pending = s.pending ? ` · ${s.pending} change${s.pending === 1 ? '' : 's'} waiting` : '';
+  const problem = s.error ? ` · ${s.state === 'offline' ? 'offline, retrying' : s.error.message}` : '';
+  return `${when}${what}${pending}${problem}`;
+}
+
+export function mountSyncBadge(panel: HTMLElement, engine: Engine): void {
+  if (!engine.syncStatus().enabled) return;
+  const line = document.createElement('p');
+  line.className = 'sync-line';
+  line.dataset.testid = 'sync-status';
+  const badge = document.createElement('span');
+  badge.className = 'badge sync-badge';
+  badge.textContent = 'shared';
+  // inline: the stylesheet belongs to the layout; this is the one element sync adds
+  badge.style.cssText = 'background:#1f6feb;color:#fff;border-radius:0.6em;padding:0.1em 0.6em;font-size:0.85em;font-weight:600';
+  const text = document.createElement('span');
+  line.append(badge, ' ', text);
+  panel.prepend(line);
+  const render = (s: SyncStatus) => {
+    line.dataset.syncState = s.state;
+    text.textContent = describe(s);
+  };
+  render(engine.syncStatus());
+  engine.onSyncStatus(render);
+  // "12 s ago" style freshness is not needed: the time itself is shown; re-render on focus for the offline case
+  addEventListener('focus', () => render(engine.syncStatus()));
+}
