@@ -16,6 +16,10 @@
 //                           (1 on 2 cores) instead of making it run --threads
 //   --wait-idle S (0)       before the warm passes and each cold start, wait up to S s for other processes to settle
 //   --only TEXT             only data photos whose path contains TEXT (a quick check; no doc write)
+//   --browser NAME (chromium) chromium, firefox or webkit (tools/harness/browsers.ts); firefox and
+//                           webkit run the warm passes only (peers-browsers.ts), into a section of their own
+//   --no-isolation          the pages without COOP/COEP (not cross-origin isolated: one WASM thread for
+//                           every library), warm passes only, into a section of its own
 //   --console (page logs)  --json FILE (raw results)  --no-write (stdout only)
 //   --from FILE (no measuring: render what a --json run saved)
 import { execFileSync } from 'node:child_process';
@@ -53,6 +57,8 @@ import {
   type Samples,
 } from './peers-data.ts';
 import { ManifestSchema, benchImages } from './peers-manifest.ts';
+import { crossMarkers, measureInBrowser, renderCross, type CrossMeasured } from './peers-browsers.ts';
+import { BROWSER_NAMES, type BrowserName } from '../harness/browsers.ts';
 import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median } from './stats.ts';
 
@@ -529,6 +535,8 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       from: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      browser: { type: 'string', default: 'chromium' },
+      'no-isolation': { type: 'boolean', default: false },
     },
   });
   const options: Options = {
@@ -548,8 +556,15 @@ async function main(): Promise<void> {
     if (!(Number.isInteger(value) && value >= min)) throw new Error(`--${name} must be an integer ≥ ${min}`);
   }
   if (!['lib', 'src'].includes(options.engineBuild)) throw new Error('--engine must be lib or src');
+  const browser = values.browser as BrowserName;
+  if (!BROWSER_NAMES.includes(browser)) throw new Error(`--browser must be one of ${BROWSER_NAMES.join(', ')}`);
+  const saved = values.from ? (JSON.parse(readFileSync(values.from, 'utf8')) as Measured | CrossMeasured) : undefined;
+  if ((saved && 'kind' in saved) || (!saved && (browser !== 'chromium' || values['no-isolation']))) {
+    await crossBrowser(saved as CrossMeasured | undefined, { ...options, browser, isolation: !values['no-isolation'] }, values.json, values['no-write']);
+    return;
+  }
   if (!values.from && options.engineBuild === 'lib') buildEngineLib();
-  const measured: Measured = values.from ? (JSON.parse(readFileSync(values.from, 'utf8')) as Measured) : await measure(options);
+  const measured: Measured = (saved as Measured | undefined) ?? (await measure(options));
   if (values.json) writeFileSync(values.json, JSON.stringify(measured, null, 1));
   for (const [what, share] of [['warm passes', measured.othersWarm], ['cold starts', measured.othersCold]] as const) {
     if (share !== undefined && share > 0.05) console.warn(`warning: other processes used ${pct(share)} of the CPU during the ${what}; times are inflated`);
@@ -560,6 +575,32 @@ async function main(): Promise<void> {
   if (measured.options.only) console.log('a partial run (--only): docs/benchmarks.md left alone');
   else if (!values['no-write']) {
     writeBetweenMarkers(DOC, { start: START, end: END }, doc, { template: DOC_TEMPLATE, appendMarkers: true });
+    console.log(`written to ${DOC}`);
+  }
+}
+
+/** Firefox, WebKit, or Chromium without COOP/COEP: warm passes through the shared launchers (peers-browsers.ts). */
+async function crossBrowser(saved: CrossMeasured | undefined, options: Options & { browser: BrowserName; isolation: boolean }, json: string | undefined, noWrite: boolean): Promise<void> {
+  const measured =
+    saved ??
+    (await measureInBrowser({
+      browser: options.browser,
+      isolation: options.isolation,
+      passes: options.passes,
+      warmup: options.warmup,
+      singleRepeats: options.singleRepeats,
+      threads: options.threads,
+      engineBuild: options.engineBuild,
+      waitIdle: options.waitIdle,
+      only: options.only,
+      console: options.console,
+    }));
+  if (json) writeFileSync(json, JSON.stringify(measured, null, 1));
+  const doc = renderCross(measured);
+  console.log(`\n${doc}\n`);
+  if (measured.options.only) console.log('a partial run (--only): docs/benchmarks.md left alone');
+  else if (!noWrite) {
+    writeBetweenMarkers(DOC, crossMarkers(measured.browser, measured.isolation), doc, { template: DOC_TEMPLATE.replace(START, '').replace(END, ''), appendMarkers: true });
     console.log(`written to ${DOC}`);
   }
 }

@@ -48,7 +48,7 @@ export interface BrowserSessionOptions {
 }
 
 /** The server behind a session: the dev server or a served build. */
-interface Served {
+export interface Served {
   baseUrl: string;
   close(): Promise<void>;
 }
@@ -91,7 +91,36 @@ function staticFiles(prefixes: readonly string[]): Plugin {
   };
 }
 
-async function startViteDevServer(optimizeEntries?: string[], staticPaths: readonly string[] = []): Promise<Served> {
+/**
+ * A vite plugin that drops COOP/COEP from every response: the page as a site without those
+ * headers serves it (not cross-origin isolated: no SharedArrayBuffer, so one WASM thread).
+ */
+function withoutIsolation(): Plugin {
+  const isolationHeader = (name: string) => /^cross-origin-(opener|embedder)-policy$/i.test(name);
+  return {
+    name: 'harness-no-isolation',
+    configureServer(server) {
+      server.middlewares.use((_req, res, next) => {
+        const setHeader = res.setHeader.bind(res);
+        res.setHeader = (name: string, value: number | string | readonly string[]) => (isolationHeader(name) ? res : setHeader(name, value));
+        const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+        res.writeHead = ((status: number, ...rest: unknown[]) => {
+          const headers = rest.find((r) => r && typeof r === 'object') as Record<string, unknown> | undefined;
+          if (headers) for (const k of Object.keys(headers)) if (isolationHeader(k)) delete headers[k];
+          return writeHead(status, ...rest);
+        }) as typeof res.writeHead;
+        next();
+      });
+    },
+  };
+}
+
+/** Vite's dev server for the project on an ephemeral port, for drivers other than this module's Chromium (tools/harness/browsers.ts). */
+export function serveDev(options: { optimizeEntries?: string[]; staticPaths?: readonly string[]; isolation?: boolean } = {}): Promise<Served> {
+  return startViteDevServer(options.optimizeEntries, options.staticPaths, options.isolation ?? true);
+}
+
+async function startViteDevServer(optimizeEntries?: string[], staticPaths: readonly string[] = [], isolation = true): Promise<Served> {
   const server = await createServer({
     configFile: resolve(projectRoot, 'vite.config.ts'),
     root: projectRoot,
@@ -109,7 +138,12 @@ async function startViteDevServer(optimizeEntries?: string[], staticPaths: reado
     // no file watching: an edit elsewhere in the tree must not reload a page mid-measurement
     // (the HMR socket stays: vite's client logs errors without it). Set after config merging,
     // because mergeConfig drops a `watch: null` given inline.
-    plugins: [{ name: 'harness-no-watch', configResolved: (config) => void (config.server.watch = null) }, ...(staticPaths.length ? [staticFiles(staticPaths)] : [])],
+    plugins: [
+      { name: 'harness-no-watch', configResolved: (config) => void (config.server.watch = null) },
+      // first, so it sees every response, the static files' too
+      ...(isolation ? [] : [withoutIsolation()]),
+      ...(staticPaths.length ? [staticFiles(staticPaths)] : []),
+    ],
   });
   try {
     await server.listen();

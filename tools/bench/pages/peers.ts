@@ -42,7 +42,7 @@ export interface SetupResult {
 }
 
 /** Opens the frames one after another (each starts alone) and loads the photos into each. */
-async function setup(options: { ids: string[]; threads: number; tfjsNativeThreads: boolean; engineBuild: EngineBuild }): Promise<SetupResult> {
+async function setup(options: { ids: string[]; threads: number; tfjsNativeThreads: boolean; engineBuild: EngineBuild; engineLibDir?: string }): Promise<SetupResult> {
   const known = new Set(dataPaths());
   const missing = options.ids.filter((id) => id !== 'single' && !known.has(id));
   if (missing.length) throw new Error(`the page cannot serve ${missing.join(', ')}`);
@@ -54,7 +54,7 @@ async function setup(options: { ids: string[]; threads: number; tfjsNativeThread
   const started = {} as SetupResult['frames'];
   for (const peer of PEERS) {
     console.log(`bench: starting ${peer}`);
-    const frame = await openFrame(peer, `threads=${options.threads}${options.tfjsNativeThreads ? '&tfjs=native' : ''}&engine=${options.engineBuild}`);
+    const frame = await openFrame(peer, `threads=${options.threads}${options.tfjsNativeThreads ? '&tfjs=native' : ''}&engine=${options.engineBuild}${options.engineLibDir ? `&lib=${options.engineLibDir}` : ''}`);
     frames.set(peer, frame);
     started[peer] = await frame.api.ready;
     frame.api.load(photos);
