@@ -133,6 +133,22 @@ describe('push and pull', () => {
     expect(gone!.status === 'accepted' && gone!.removed).toEqual([late.template_id]);
   });
 
+  it('a batch mixing enrolls and removals applies in order, a change repeated inside it is answered once', async () => {
+    const gallery = `mix-${randomUUID()}`;
+    const [e1, e2, e3] = [enroll(gallery, 'alice'), enroll(gallery, 'alice'), enroll(gallery, 'alice')];
+    const removal: Change = { kind: 'remove_subject', change_id: randomUUID(), gallery, subject: 'alice' };
+    const results = await push(one, A, [e1!, e2!, removal, e3!, e1!, { ...e3!, change_id: randomUUID() }]);
+    expect(results.map((r) => r.status)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'rejected']);
+    expect(results[2]!.status === 'accepted' && results[2]!.removed?.sort()).toEqual([e1!.template_id, e2!.template_id].sort());
+    expect(results[4]).toEqual(results[0]);
+    const seqs = results.slice(0, 4).map((r) => (r.status === 'accepted' ? r.seq : 0));
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    const pulled = await pullAll(two, A, '0', gallery);
+    expect(pulled.changes.map((c) => (c.kind === 'enroll' ? c.template_id : c.kind))).toEqual(['remove', e3!.template_id]);
+    const live = await one.pool.query('select live_templates from subjects where gallery = $1', [gallery]);
+    expect(live.rows).toEqual([{ live_templates: 1 }]);
+  });
+
   it('pages: limit, cursor and more', async () => {
     const gallery = `p-${randomUUID()}`;
     await push(one, A, Array.from({ length: 7 }, (_, i) => enroll(gallery, `s${i}`)));

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -304,6 +304,8 @@ async function main(): Promise<void> {
     const result = {
       date: new Date().toISOString().slice(0, 10),
       cores: cpus().length,
+      /** the machine's 1-minute load average at the end (others' work included) */
+      load: loadavg()[0]!,
       clients: CLIENTS,
       enrolls: ENROLLS,
       removes: REMOVES,
@@ -336,7 +338,7 @@ async function main(): Promise<void> {
   }
 }
 
-function writeDoc(r: { date: string; cores: number; clients: number; enrolls: number; removes: number; batch: number; seconds: number; pushes: number; pushesPerSecond: number; changesPerSecond: number; pushP50: number; pushP95: number; pulls: number; pullP50: number; pullP95: number; retries: number; mbPer100k: number; faults: string[]; problems: string[] }): void {
+function writeDoc(r: { date: string; cores: number; load: number; clients: number; enrolls: number; removes: number; batch: number; seconds: number; pushes: number; pushesPerSecond: number; changesPerSecond: number; pushP50: number; pushP95: number; pulls: number; pullP50: number; pullP95: number; retries: number; mbPer100k: number; faults: string[]; problems: string[] }): void {
   const f = (n: number, d = 0) => n.toFixed(d);
   const section = `${START}
 ## Sync service under load (bench:sync, ${r.date})
@@ -346,7 +348,9 @@ processes (\`server/\`), ${r.clients} simulated clients in one Node process spea
 ${r.enrolls} enrolls (128-float embeddings, no photos) and ${r.removes} removals of its own templates over 5 shared
 galleries, pushing ${r.batch} changes per request and pulling after every push; clients alternate between the
 two processes and fail over to the other on an error, as behind a proxy. ${r.cores} cores shared with the client
-simulation and other work on the machine, so these are floors, not a server's capacity.
+simulation and other work on the machine (1-minute load average ${f(r.load, 1)} at the end), so these are
+floors, not a server's capacity: every client pulls all ${r.clients * r.enrolls} templates (~${f((r.clients * r.clients * r.enrolls * 0.75) / 1000)} MB of JSON
+serialised by the services and parsed by the clients in total), which is where most of the CPU goes.
 
 | measure | value |
 |---|--:|
