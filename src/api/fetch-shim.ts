@@ -4,6 +4,7 @@
 // (jQuery.ajax, axios' default adapter) need the XHR shim (xhr-shim.ts).
 import { raceAbort } from '../intake/abort.ts';
 import { baseUrlMatcher, type ShimOptions } from './base-url.ts';
+import { keepForm } from './form-bodies.ts';
 import type { RequestHandler } from './router.ts';
 
 export interface Shim {
@@ -56,6 +57,7 @@ export function installFetchShim(handler: RequestHandler, options: ShimOptions =
     } catch (e) {
       return Promise.reject(e); // what fetch does with arguments it cannot make a request of
     }
+    keepForm(request, init?.body); // WebKit cannot read a FormData body with files back (form-bodies.ts)
     return answerInPage(handler, request, path);
   } as Fetch;
 

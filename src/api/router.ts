@@ -4,6 +4,7 @@
 // handleRequest never throws and never rejects: an unexpected exception becomes 502 + 3001.
 // Face endpoints answer errors as {"Errors":[{ErrCode,Message}]}, the v2 (emotion) endpoints as
 // {code, message}; every answer is application/json. See docs/api.md.
+import { keptForm } from './form-bodies.ts';
 import { EngineError } from '../errors.ts';
 import { errorBodyOf, familyOfPath, httpStatusOf, internalFailure, STATUS_TEXT, type EndpointFamily } from './error-body.ts';
 import type { Credential } from './options.ts';
@@ -185,6 +186,9 @@ const JSON_TYPES = new Set(['', 'application/json', 'text/json', 'text/plain']);
  * (a JSON object sent under that type, jQuery's default, is read as JSON). Anything else: 1001.
  */
 export async function readBody(request: Request, style: MessageStyle): Promise<Params> {
+  // a shim's multipart request: the FormData it was given (WebKit cannot read such a body back: form-bodies.ts)
+  const kept = keptForm(request);
+  if (kept) return fromEntries(kept.entries());
   if (request.body === null) return {};
   if (request.bodyUsed) throw badBody(style, 'the request body was already read', 'The request body was already read.');
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();

@@ -4,6 +4,7 @@
 // load/loadend, abort, timeout); any other URL uses the native implementation untouched.
 // This is what jQuery.ajax and axios' default (XHR) adapter go through. Synchronous requests
 // to the engine cannot be answered (the engine is asynchronous) and throw a NetworkError.
+import { keepForm } from './form-bodies.ts';
 import { baseUrlMatcher, type ShimOptions } from './base-url.ts';
 import type { Shim } from './fetch-shim.ts';
 import type { RequestHandler } from './router.ts';
@@ -114,6 +115,7 @@ export function installXhrShim(handler: RequestHandler, options: ShimOptions = {
           body: hasBody ? (payload as BodyInit) : null,
           signal: controller.signal,
         });
+        if (hasBody) keepForm(request, payload); // WebKit cannot read a FormData body with files back (form-bodies.ts)
       } catch {
         queueMicrotask(() => {
           if (generation !== this.#generation) return;

@@ -113,7 +113,7 @@ export function engineFlows(name: BrowserName): void {
       expect(answer.images[0].candidates[0].subject_id).toBe('biden');
     }, step(90_000));
 
-    it('the fetch and XHR shims answer api.kairos.com in the page', async () => {
+    it('the fetch and XHR shims answer api.kairos.com in the page (JSON and multipart bodies)', async () => {
       const s = await call('shims', ['obama.jpg', 'obama2.jpg', 'friends'], 60_000);
       expect(s.fetched.status).toBe(200);
       expect(s.fetched.contentType).toMatch(/application\/json/);
@@ -122,6 +122,11 @@ export function engineFlows(name: BrowserName): void {
       expect(s.xhr.body.images[0].faces).toHaveLength(1);
       expect(s.unauthorised.status).toBe(403);
       expect(s.unauthorised.body.Errors[0].ErrCode).toBe(3003);
+      // multipart/form-data with a File, through fetch and XHR
+      expect(s.multipartFetch.status, JSON.stringify(s.multipartFetch.body)).toBe(200);
+      expect(s.multipartFetch.body.images[0].candidates[0].subject_id).toBe('obama');
+      expect(s.multipartXhr.status, JSON.stringify(s.multipartXhr.body)).toBe(200);
+      expect(s.multipartXhr.body.images[0].faces).toHaveLength(1);
     }, step(60_000));
 
     for (const how of ['throw', 'abort'] as const) {

@@ -152,7 +152,29 @@ async function shims(detectName: string, recognizeName: string, gallery_name: st
       request.send(detectBody);
     });
     const unauthorised = await fetch('https://api.kairos.com/gallery/list_all', { method: 'POST', headers: { app_id: 'demo', app_key: 'wrong' } });
-    return { fetched, xhr, unauthorised: { status: unauthorised.status, body: await unauthorised.json() } };
+    // multipart uploads, as the demo and form-posting clients send a File (WebKit cannot read such a body back from a Request)
+    const form = new FormData();
+    form.append('image', file(recognizeName), recognizeName);
+    form.append('gallery_name', gallery_name);
+    const auth = { app_id: 'demo', app_key: 'demo' };
+    const multipartFetch = await fetch('https://api.kairos.com/recognize', { method: 'POST', headers: auth, body: form });
+    const multipartXhr = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const request = new XMLHttpRequest();
+      request.open('POST', 'https://api.kairos.com/detect');
+      for (const [k, v] of Object.entries(auth)) request.setRequestHeader(k, v);
+      request.onload = () => resolve({ status: request.status, body: JSON.parse(request.responseText) });
+      request.onerror = () => reject(new Error('XMLHttpRequest failed'));
+      const detectForm = new FormData();
+      detectForm.append('image', file(detectName), detectName);
+      request.send(detectForm);
+    });
+    return {
+      fetched,
+      xhr,
+      unauthorised: { status: unauthorised.status, body: await unauthorised.json() },
+      multipartFetch: { status: multipartFetch.status, body: await multipartFetch.json() },
+      multipartXhr,
+    };
   } finally {
     shim.uninstall();
   }
