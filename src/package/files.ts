@@ -5,6 +5,8 @@
 // webpack 5 and other bundlers recognise, so each copies the file into the app's build and
 // rewrites the URL, and a page without a bundler resolves it against the module itself. Nothing
 // is fetched until the engine needs it. Outside that build (the demo, tests) the list is empty.
+// The list holds only what a default call can load; ORT's WebGPU build is in its own module
+// (dist/lib/webgpu.js, `kairos-in-browser/webgpu`), copied only by apps that import it.
 import { CAPABILITIES, modelsFor, type CapabilityName } from '../models/capabilities.ts';
 
 export interface PackageFile {
@@ -36,13 +38,15 @@ export const WORKER_FILE = 'assets/vision.worker.js';
 export const MODEL_DIR = 'models/';
 export const ORT_DIR = 'ort/';
 export const MODEL_MANIFEST = 'manifest.json';
-/** ORT's build for the WASM backend; the WebGPU backend loads the .asyncify one instead */
-const ORT_WASM_BUILD = ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'];
-const ORT_WEBGPU_BUILD = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
+/** ORT's build for the WASM backend (in the entry's list) */
+export const ORT_WASM_BUILD = ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'];
+/** ORT's build for the WebGPU backend (26.8 MB of WASM): listed by dist/lib/webgpu.js only, an opt-in */
+export const ORT_WEBGPU_BUILD = ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm'];
+export const WEBGPU_MODULE = 'webgpu.js';
 
 /** file name → URL of the package's files under `dir` (for EngineOptions modelFiles / ortFiles) */
-export function fileUrls(dir: string): Record<string, string> {
-  return Object.fromEntries(packageFiles().filter((f) => f.path.startsWith(dir)).map((f) => [f.path.slice(dir.length), f.url]));
+export function fileUrls(dir: string, files: readonly PackageFile[] = packageFiles()): Record<string, string> {
+  return Object.fromEntries(files.filter((f) => f.path.startsWith(dir)).map((f) => [f.path.slice(dir.length), f.url]));
 }
 
 export function workerFileUrl(): string | undefined {
@@ -59,8 +63,8 @@ export interface EngineFile {
 export interface EngineFilesOptions {
   /** capabilities the app uses (default: all); only their models are listed */
   capabilities?: readonly CapabilityName[];
-  /** also list ORT's WebGPU build (default false: the WASM build only) */
-  webgpu?: boolean;
+  /** also list ORT's WebGPU build: `webgpuFiles` from 'kairos-in-browser/webgpu' (default: the WASM build only) */
+  webgpu?: readonly PackageFile[];
 }
 
 /**
@@ -71,8 +75,9 @@ export interface EngineFilesOptions {
  */
 export function engineFiles(options: EngineFilesOptions = {}): EngineFile[] {
   const models = new Set(modelsFor(options.capabilities ?? (Object.keys(CAPABILITIES) as CapabilityName[])));
-  const ort = new Set([...ORT_WASM_BUILD, ...(options.webgpu ? ORT_WEBGPU_BUILD : [])].map((n) => ORT_DIR + n));
-  return packageFiles()
-    .filter((f) => f.path === WORKER_FILE || f.path === MODEL_DIR + MODEL_MANIFEST || ort.has(f.path) || (f.model !== undefined && models.has(f.model)))
-    .map(({ url, bytes, sha256 }) => ({ url, bytes, sha256 }));
+  const ort = new Set(ORT_WASM_BUILD.map((n) => ORT_DIR + n));
+  return [
+    ...packageFiles().filter((f) => f.path === WORKER_FILE || f.path === MODEL_DIR + MODEL_MANIFEST || ort.has(f.path) || (f.model !== undefined && models.has(f.model))),
+    ...(options.webgpu ?? []),
+  ].map(({ url, bytes, sha256 }) => ({ url, bytes, sha256 }));
 }

@@ -6,14 +6,15 @@
 // a page that has only detected downloaded the detect models and not the recogniser.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, modelsFor } from '../../src/models/capabilities.ts';
 import { ModelManifestSchema } from '../../src/models/manifest.ts';
+import { CALLABLE_MODELS } from '../../src/package/callable-models.ts';
 import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
 import { serveStatic, type StaticServer } from '../../tools/harness/static-server.ts';
 
@@ -42,6 +43,18 @@ let browser: Browser;
 const apps = new Map<AppKind, BuiltApp>();
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** every file under dir (relative path → bytes) */
+function filesUnder(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) {
+      const full = join(entry.parentPath, entry.name);
+      out.set(relative(dir, full), statSync(full).size);
+    }
+  }
+  return out;
+}
 
 /** A fresh app folder with the tarball installed from the file, offline. */
 async function newApp(kind: AppKind, bundler: string[]): Promise<{ dir: string; installMs: number }> {
@@ -132,7 +145,7 @@ afterAll(async () => {
 });
 
 describe('the tarball', () => {
-  it('holds the entry, its types, the worker, ORT files and every model with the manifest; no private flag', async () => {
+  it('holds the entry, its types, the worker, ORT files, the WebGPU opt-in and the models a call can load with their manifest; no private flag', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = new Set(stdout.split('\n').filter(Boolean).map((p) => p.replace(/^package\//, '')));
     const manifest = ModelManifestSchema.parse(JSON.parse(readFileSync(resolve(ROOT, 'public/models/manifest.json'), 'utf8')));
@@ -143,10 +156,17 @@ describe('the tarball', () => {
       'dist/lib/assets/vision.worker.js',
       'dist/lib/ort/ort-wasm-simd-threaded.mjs',
       'dist/lib/ort/ort-wasm-simd-threaded.wasm',
+      'dist/lib/ort/ort-wasm-simd-threaded.asyncify.wasm',
+      'dist/lib/webgpu.js',
+      'dist/lib/webgpu.d.ts',
       'dist/lib/models/manifest.json',
-      ...manifest.models.map((m) => `dist/lib/models/${m.file}`),
+      ...manifest.models.filter((m) => CALLABLE_MODELS.includes(m.id)).map((m) => `dist/lib/models/${m.file}`),
     ];
     for (const f of expected) expect(files, f).toContain(f);
+    // models kept for evaluation only (no call loads them) stay out
+    const uncallable = manifest.models.filter((m) => !CALLABLE_MODELS.includes(m.id));
+    expect(uncallable.length).toBeGreaterThan(0);
+    for (const m of uncallable) expect(files, m.file).not.toContain(`dist/lib/models/${m.file}`);
     expect([...files].filter((f) => !f.startsWith('dist/lib/') && f !== 'package.json' && !/^(README\.md|LICENSE)/.test(f))).toEqual([]);
     const pkg = JSON.parse(readFileSync(join(apps.get('plain')!.site, 'node_modules', PACKAGE, 'package.json'), 'utf8'));
     expect(pkg.private).toBeUndefined();
@@ -217,6 +237,30 @@ describe.each(['vite', 'webpack', 'plain'] as const)('a %s app', (kind) => {
   });
 });
 
+describe.each(['vite', 'webpack'] as const)("a %s app's build", (kind) => {
+  it("holds only files a call can load: the callable models and ORT's WASM build, not its WebGPU build", () => {
+    const site = apps.get(kind)!.site;
+    const lib = join(apps.get('plain')!.site, 'node_modules', PACKAGE, 'dist/lib');
+    const files = filesUnder(site);
+    const total = [...files.values()].reduce((s, b) => s + b, 0);
+    const big = [...files].filter(([, b]) => b > 1e6).map(([p, b]) => `${p} ${(b / 1e6).toFixed(1)} MB`);
+    console.log(`${kind} app's build: ${(total / 1e6).toFixed(1)} MB in ${files.size} files (${big.join(', ')})`);
+    const of = (ext: string) => [...files.keys()].filter((p) => p.endsWith(ext));
+    // models by content (bundlers rename them): exactly the ones some call loads
+    const byHash = modelsByHash();
+    expect(sorted(of('.onnx').map((p) => byHash.get(sha256(join(site, p))) ?? p))).toEqual(sorted(CALLABLE_MODELS));
+    // one WASM binary, the WASM backend's; no asyncify (WebGPU) build, which an app opts into
+    expect(of('.wasm').map((p) => sha256(join(site, p)))).toEqual([sha256(join(lib, 'ort/ort-wasm-simd-threaded.wasm'))]);
+    expect(of('.mjs')).toHaveLength(1);
+    // and nothing else of size: the app's own files are small
+    const callableBytes = [...filesUnder(join(lib, 'models')).entries()]
+      .filter(([p]) => p.endsWith('.onnx'))
+      .reduce((s, [, b]) => s + b, 0);
+    const runtimeBytes = statSync(join(lib, 'ort/ort-wasm-simd-threaded.wasm')).size + statSync(join(lib, 'assets/vision.worker.js')).size;
+    expect(total).toBeLessThan(callableBytes + runtimeBytes + 1.5e6);
+  });
+});
+
 describe('a page without a bundler', () => {
   it("lists the package's files with hashes that match what the app serves (engineFiles)", async () => {
     const app = apps.get('plain')!;
@@ -230,7 +274,9 @@ describe('a page without a bundler', () => {
         // the package's own entry, as the page's import map resolves it (not a module of this test)
         const load = new Function('name', 'return import(name)') as (n: string) => Promise<{ engineFiles: (o: object) => unknown }>;
         const { engineFiles } = await load(name);
-        const files = engineFiles({ capabilities: ['detect'] }) as { url: string; bytes: number; sha256: string }[];
+        // ORT's WebGPU build, the opt-in module (the import map names the package's entry only)
+        const { webgpuFiles } = (await load(`./node_modules/${name}/dist/lib/webgpu.js`)) as unknown as { webgpuFiles: unknown[] };
+        const files = engineFiles({ capabilities: ['detect'], webgpu: webgpuFiles }) as { url: string; bytes: number; sha256: string }[];
         return Promise.all(
           files.map(async (f) => {
             const body = await (await fetch(f.url)).arrayBuffer();
@@ -240,7 +286,13 @@ describe('a page without a bundler', () => {
       }, PACKAGE);
       const paths = checked.map((c) => c.url.replace(`/node_modules/${PACKAGE}/dist/lib/`, ''));
       expect(paths).toEqual(
-        expect.arrayContaining(['assets/vision.worker.js', 'ort/ort-wasm-simd-threaded.wasm', 'models/manifest.json', 'models/facemesh.onnx']),
+        expect.arrayContaining([
+          'assets/vision.worker.js',
+          'ort/ort-wasm-simd-threaded.wasm',
+          'ort/ort-wasm-simd-threaded.asyncify.wasm',
+          'models/manifest.json',
+          'models/facemesh.onnx',
+        ]),
       );
       expect(paths).not.toContain('models/faceapi-recognition.onnx');
       expect(checked.filter((c) => !c.ok)).toEqual([]);
