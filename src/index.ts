@@ -36,3 +36,5 @@ export { IMAGE_FORMATS, KAIROS_FORMATS, type ImageFormat } from './intake/sniff.
 export type { LiveWatch, WatchCallOptions } from './live/watch.ts';
 export type { WatchSource } from './live/frame-source.ts';
 export { LIVE_ANALYSES, type LiveAnalyses, type LiveEmotions, type LiveFace, type LiveFrame, type WatchOptionsInput } from './live/options.ts';
+// team galleries (createEngine({ sync }), engine.syncStatus()): docs/sync.md
+export type { SyncFailure, SyncFailureCode, SyncOptionsInput, SyncStatus, SyncStatusListener } from './sync/index.ts';

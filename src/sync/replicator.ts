@@ -58,6 +58,7 @@ export class Replicator {
     const changes = changesOf(write, this.deps.options.photos);
     this.queued = this.queued
       .then(() => this.deps.outbox.add(changes))
+      .then(async () => this.deps.status.update({ pending: await this.deps.outbox.count() }))
       .then(
         () => this.kick(),
         (error: unknown) => this.deps.status.update({ state: 'error', error: toSyncFailure(error) }),

@@ -119,6 +119,21 @@ describe('two browsers, one gallery', () => {
     const rows = await service.pool.query<{ template_id: string }>('select template_id from templates where gallery = $1 and removed_seq is null order by template_id', [gallery]);
     expect(rows.rows.map((r) => r.template_id)).toEqual(inA);
   });
+
+  it('the outbox survives the app closing while the service is unreachable', async () => {
+    // only the service is unreachable: the page's own files still load for the restart
+    const blocked = `${service.url}/**`;
+    await b.context.route(blocked, (route) => route.abort('internetdisconnected'));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await b.call<{ face_id: string }>('enroll', gallery, `late-${i}`, OBAMA)).face_id);
+    await until(async () => (await b.call<SyncStatus>('status')).pending >= 3, 5000, 'the enrolls are in the outbox');
+    await b.call('restart', { url: service.url, appId: APP.id, appKey: APP.key });
+    await b.context.unroute(blocked);
+    await until(async () => {
+      const inA = new Set(await a.call<string[]>('templateIds', gallery));
+      return ids.every((id) => inA.has(id));
+    }, 30_000, 'A has the enrolls B made before its restart');
+  });
 });
 
 describe('end-to-end encrypted gallery', () => {

@@ -13,6 +13,12 @@ const api = {
     engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
     return true;
   },
+  /** the app closed and opened again (same page, same IndexedDB): what a reload does to the engine */
+  async restart(sync: SyncOptionsInput | undefined) {
+    need().close();
+    engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
+    return true;
+  },
   enroll: async (gallery: string, subject: string, image: string) => need().enroll({ image, subject_id: subject, gallery_name: gallery }),
   recognize: async (gallery: string, image: string) => need().recognize({ image, gallery_name: gallery }),
   removeSubject: async (gallery: string, subject: string) => need().galleryRemoveSubject({ gallery_name: gallery, subject_id: subject }),
