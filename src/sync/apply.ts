@@ -30,6 +30,8 @@ export interface ApplyContext {
 export interface Applied {
   added: number;
   removed: number;
+  /** every pulled enroll's template id per gallery (imported, already here, or not imported): the service has them */
+  seen: Map<string, string[]>;
 }
 
 function missing(error: unknown): boolean {
@@ -110,7 +112,7 @@ async function applyRemove(ctx: ApplyContext, change: PulledRemove): Promise<num
 
 /** Applies one pulled page in seq order (consecutive enrolls of a gallery in one write). */
 export async function applyPage(ctx: ApplyContext, changes: readonly PulledChange[]): Promise<Applied> {
-  const applied: Applied = { added: 0, removed: 0 };
+  const applied: Applied = { added: 0, removed: 0, seen: new Map() };
   let run: PulledEnroll[] = [];
   const flush = async () => {
     if (run.length > 0) applied.added += await applyEnrolls(ctx, run[0]!.gallery, run);
@@ -118,6 +120,7 @@ export async function applyPage(ctx: ApplyContext, changes: readonly PulledChang
   };
   for (const change of changes) {
     if (change.kind === 'enroll') {
+      applied.seen.set(change.gallery, [...(applied.seen.get(change.gallery) ?? []), change.template_id]);
       if (run.length > 0 && run[0]!.gallery !== change.gallery) await flush();
       run.push(change);
     } else {

@@ -3,6 +3,10 @@
 // in the order they were made, and the pull cursor. An entry is deleted only after the
 // service answered for it (accepted or refused), so a closed tab, a crash or a week offline
 // loses nothing that reached the outbox; a retried push is answered from the service's log.
+// It also remembers which template ids the service has (acknowledged pushes, pulled enrolls):
+// at start the sync sends any local template it does not know of — one whose outbox write
+// was lost (the page died between the gallery's commit and the outbox's), or one enrolled
+// before sync was turned on.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { Box } from '../store/schema.ts';
 
@@ -34,6 +38,8 @@ export interface OutboxEntry {
 interface SyncDB extends DBSchema {
   outbox: { key: number; value: { change: LocalChange } };
   state: { key: string; value: unknown };
+  /** template ids the service has, per scope and gallery: [scope, gallery, templateId] */
+  known: { key: [string, string, string]; value: 1 };
 }
 
 export class Outbox {
@@ -44,10 +50,13 @@ export class Outbox {
   ) {}
 
   static async open(storageName: string, scope: string): Promise<Outbox> {
-    const db = await openDB<SyncDB>(`${storageName}:sync`, 1, {
-      upgrade(d) {
-        d.createObjectStore('outbox', { autoIncrement: true });
-        d.createObjectStore('state');
+    const db = await openDB<SyncDB>(`${storageName}:sync`, 2, {
+      upgrade(d, oldVersion) {
+        if (oldVersion < 1) {
+          d.createObjectStore('outbox', { autoIncrement: true });
+          d.createObjectStore('state');
+        }
+        if (oldVersion < 2) d.createObjectStore('known');
       },
     });
     return new Outbox(db, scope);
@@ -77,6 +86,19 @@ export class Outbox {
   async remove(seqs: readonly number[]): Promise<void> {
     const tx = this.db.transaction('outbox', 'readwrite');
     await Promise.all([...seqs.map((seq) => tx.store.delete(seq)), tx.done]);
+  }
+
+  /** Marks template ids as on the service. */
+  async markKnown(gallery: string, templateIds: readonly string[]): Promise<void> {
+    if (templateIds.length === 0) return;
+    const tx = this.db.transaction('known', 'readwrite');
+    await Promise.all([...templateIds.map((id) => tx.store.put(1, [this.scope, gallery, id])), tx.done]);
+  }
+
+  /** The template ids of `gallery` the service is known to have. */
+  async known(gallery: string): Promise<Set<string>> {
+    const keys = await this.db.getAllKeys('known', IDBKeyRange.bound([this.scope, gallery, ''], [this.scope, gallery, '\uffff']));
+    return new Set(keys.map((k) => k[2]));
   }
 
   count(): Promise<number> {

@@ -40,6 +40,7 @@ export class Replicator {
   /** outbox writes in flight: a run waits for them so a change made just before is pushed */
   private queued: Promise<unknown> = Promise.resolve();
   private readonly onOnline = () => this.kick();
+  private reconciled = false;
 
   constructor(private readonly deps: ReplicatorDeps) {}
 
@@ -101,6 +102,10 @@ export class Replicator {
       try {
         await this.queued;
         status.update({ state: 'syncing' });
+        if (!this.reconciled) {
+          await this.reconcile();
+          this.reconciled = true;
+        }
         const held = await this.pushAll();
         await this.pullAll();
         if (held) throw held; // after the pull: one gallery's trouble does not stop the others
@@ -155,8 +160,12 @@ export class Replicator {
       if (wire.length === 0) continue;
       const results = await client.push(wire);
       for (const r of results) {
-        if (r.status === 'rejected') status.warn({ code: 'REJECTED', message: `${r.error.code}: ${r.error.message}` });
+        // DUPLICATE_TEMPLATE: the service has that template already (a re-sent one after a crash): nothing to report
+        if (r.status === 'rejected' && r.error.code !== 'DUPLICATE_TEMPLATE') status.warn({ code: 'REJECTED', message: `${r.error.code}: ${r.error.message}` });
       }
+      const enrolled = new Map<string, string[]>();
+      for (const { change } of sent) if (change.kind === 'enroll') enrolled.set(change.gallery, [...(enrolled.get(change.gallery) ?? []), change.templateId]);
+      for (const [gallery, ids] of enrolled) await outbox.markKnown(gallery, ids);
       // answered (accepted or refused): done with them; a retry after a lost reply is answered from the service's log
       await outbox.remove(sent.map((e) => e.seq));
       status.update({ pending: await outbox.count() });
@@ -180,12 +189,35 @@ export class Replicator {
         continue;
       }
       const pending: LocalChange[] = await outbox.all();
-      await applyPage({ store: applier, appId, keys, modelId, pending, warn: (f) => status.warn(f) }, page.changes);
+      const applied = await applyPage({ store: applier, appId, keys, modelId, pending, warn: (f) => status.warn(f) }, page.changes);
+      for (const [gallery, ids] of applied.seen) await outbox.markKnown(gallery, ids);
       cursor = page.cursor;
       await outbox.setCursor(cursor);
       status.update({ cursor });
       if (!page.more) return;
     }
+  }
+
+  /**
+   * Once per start: queues every local template of a shared gallery that the service is not
+   * known to have and no queued change covers — its outbox write was lost (the page died just
+   * after the gallery's commit), or it was enrolled before sync was turned on. Sending one the
+   * service has after all is answered DUPLICATE_TEMPLATE and changes nothing.
+   */
+  private async reconcile(): Promise<void> {
+    const { applier, appId, outbox, options } = this.deps;
+    const queued = new Set((await outbox.all()).flatMap((c) => (c.kind === 'enroll' ? [c.templateId] : [])));
+    for (const gallery of (await applier.listGalleries(appId)).filter((g) => this.shares(g))) {
+      const known = await outbox.known(gallery);
+      const contents = await applier.readGallery(appId, gallery, { images: options.photos });
+      const missing = contents.templates.filter((t) => !known.has(t.faceId) && !queued.has(t.faceId));
+      if (missing.length === 0) continue;
+      const photos = await Promise.all(
+        contents.images.map(async (i) => ({ subject: i.subject, imageKey: i.imageKey, bytes: await i.blob.arrayBuffer(), type: i.blob.type })),
+      );
+      await outbox.add(changesOf({ kind: 'added', appId, gallery, templates: missing, photos }, options.photos));
+    }
+    this.deps.status.update({ pending: await outbox.count() });
   }
 
   /** Keeps the event stream open (reconnecting with backoff); each nudge asks for a run. */

@@ -134,6 +134,15 @@ describe('two browsers, one gallery', () => {
       return ids.every((id) => inA.has(id));
     }, 30_000, 'A has the enrolls B made before its restart');
   });
+
+  it('templates enrolled while sync was off are shared once it is on', async () => {
+    await b.call('restart', undefined);
+    const before = (await b.call<{ face_id: string }>('enroll', gallery, 'enrolled-without-sync', OBAMA)).face_id;
+    await b.call('restart', { url: service.url, appId: APP.id, appKey: APP.key });
+    await until(async () => (await a.call<string[]>('templateIds', gallery)).includes(before), 30_000, 'A has the template B enrolled with sync off');
+    const [inA, inB] = await Promise.all([a.call<string[]>('templateIds', gallery), b.call<string[]>('templateIds', gallery)]);
+    expect(inB).toEqual(inA);
+  });
 });
 
 describe('end-to-end encrypted gallery', () => {
