@@ -1,5 +1,6 @@
 import { defineConfig, defaultClientConditions } from 'vite';
 import { crossOriginIsolationHeaders } from './tools/browser-env.ts';
+import { inlineCss } from './tools/vite-inline-css.ts';
 import { modelTypes } from './tools/vite-model-types.ts';
 import { offlineSupport } from './tools/vite-offline.ts';
 import { ortAssets } from './tools/vite-ort-assets.ts';
@@ -7,7 +8,8 @@ import { ortAssets } from './tools/vite-ort-assets.ts';
 export default defineConfig({
   // offlineSupport: /sw.js and its precache manifest of the build (docs/offline.md)
   // modelTypes: .onnx as octet-stream, so vite preview does not gzip models on the fly
-  plugins: [ortAssets(), modelTypes(), offlineSupport()],
+  // inlineCss: the stylesheet inside index.html, so the first paint needs the HTML alone
+  plugins: [ortAssets(), modelTypes(), inlineCss(), offlineSupport()],
   // Both servers send COOP/COEP so the page is cross-origin isolated (threads for ORT).
   server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared'] } },
   preview: { headers: crossOriginIsolationHeaders },

@@ -13,7 +13,7 @@ import baseConfig from './vite.config.ts';
 import { packageFiles } from './tools/vite-package-files.ts';
 
 // the demo's service worker and dev-server model types are not part of the library
-const demoOnly = new Set(['offline-support', 'model-types']);
+const demoOnly = new Set(['offline-support', 'model-types', 'inline-css']);
 const basePlugins = (baseConfig.plugins ?? []).filter((p: PluginOption) => !(p && 'name' in p && demoOnly.has(p.name)));
 
 export default mergeConfig(
