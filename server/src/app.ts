@@ -12,6 +12,7 @@ import { SyncError, issueMessage, replyWithError } from './errors.ts';
 import { listGalleries, putGallery } from './galleries.ts';
 import type { NotifyHub } from './notify.ts';
 import { pull } from './pull.ts';
+import { AppRateLimit } from './rate-limit.ts';
 import { applyPush } from './push.ts';
 
 declare module 'fastify' {
@@ -25,7 +26,7 @@ export interface AppDeps {
   /** a streaming replica for reads (pull, listings); default the primary */
   readPool?: Pool;
   hub: NotifyHub;
-  config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
+  config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_IP_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
   logger?: boolean;
 }
 
@@ -73,18 +74,21 @@ export async function buildApp({ pool, readPool = pool, hub, config, logger = fa
     if (request.method === 'OPTIONS') return reply.status(204).send();
   });
 
+  // before authentication: per client address (bounds the scrypt work anyone can ask for)
   await app.register(rateLimit, {
-    max: config.SYNC_RATE_LIMIT,
+    max: config.SYNC_IP_RATE_LIMIT,
     timeWindow: 60_000,
-    // per app once it says which (checked below), per address before that
-    keyGenerator: (request) => header(request, 'app_id', 'x-app-id') ?? request.ip,
-    errorResponseBuilder: () => new SyncError('RATE_LIMITED'),
+    keyGenerator: (request) => request.ip,
+    errorResponseBuilder: () => new SyncError('RATE_LIMITED', 'too many requests from this address; slow down'),
     allowList: (request) => request.url === '/v1/health',
   });
+  // after it: per app (rate-limit.ts says why not before)
+  const perApp = new AppRateLimit(config.SYNC_RATE_LIMIT);
 
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.url === '/v1/health' || request.method === 'OPTIONS') return;
     request.appId = await auth.authenticate(header(request, 'app_id', 'x-app-id'), header(request, 'app_key', 'x-app-key'));
+    perApp.take(request.appId);
   });
 
   app.get('/v1/health', async () => {

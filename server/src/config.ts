@@ -15,8 +15,10 @@ export const ConfigSchema = z.object({
   SYNC_APPS: z.string().optional(),
   /** request body limit in bytes (a push of 256 templates with photos) */
   SYNC_BODY_LIMIT: int(16 * 1024 * 1024),
-  /** requests per app (per client address before auth) per minute, per process */
+  /** authenticated requests per app per minute, per process */
   SYNC_RATE_LIMIT: int(1200),
+  /** requests per client address per minute, per process, counted before authentication */
+  SYNC_IP_RATE_LIMIT: int(6000),
   /** open event streams per app, per process */
   SYNC_MAX_STREAMS: int(200),
   /** database connections per process */

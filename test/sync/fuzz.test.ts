@@ -12,7 +12,7 @@ const APP = { id: 'fuzz-app', key: 'fuzz-app-key' };
 let service: Service;
 
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key }, env: { SYNC_BODY_LIMIT: String(64 * 1024), SYNC_RATE_LIMIT: '100000' } });
+  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key }, env: { SYNC_BODY_LIMIT: String(64 * 1024), SYNC_RATE_LIMIT: '100000', SYNC_IP_RATE_LIMIT: '100000' } });
 });
 afterAll(async () => service?.close());
 

@@ -213,10 +213,12 @@ describe('isolation and bad requests', () => {
 });
 
 describe('limits and live nudges', () => {
-  it('rate-limits per app with a 429 body', async () => {
+  it('rate-limits per app with a 429 body, counting only authenticated requests', async () => {
     const db = await freshDatabase();
     const tight = await startService(db, { apps: { [A.id]: A.key }, env: { SYNC_RATE_LIMIT: '5' } });
     try {
+      // someone sending A's app_id with a wrong key does not use up A's budget
+      for (let i = 0; i < 8; i++) expect((await call(tight, 'GET', '/v1/pull', { id: A.id, key: 'not-the-key' })).status).toBe(401);
       const statuses: number[] = [];
       for (let i = 0; i < 8; i++) {
         const r = await call(tight, 'GET', '/v1/pull', A);

@@ -77,7 +77,7 @@ interface ServiceProc {
 
 async function spawnService(proc: ServiceProc, databaseUrl: string): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'server/src/main.ts')] /* one process (tsx's cli would fork a child that outlives a SIGKILL) */, {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(proc.port), HOST: '127.0.0.1', SYNC_RATE_LIMIT: '1000000', SYNC_POOL_SIZE: '10' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(proc.port), HOST: '127.0.0.1', SYNC_RATE_LIMIT: '1000000', SYNC_IP_RATE_LIMIT: '1000000', SYNC_POOL_SIZE: '10' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.child = child;
