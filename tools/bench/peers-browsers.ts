@@ -6,7 +6,7 @@
 // sizes, which the other drivers do not offer. Written into docs/benchmarks.md between markers
 // of its own per browser, next to (not over) the Chromium section.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { projectRoot, serveDev } from '../harness/browser-session.ts';
@@ -41,6 +41,8 @@ export interface CrossOptions {
   waitIdle: number;
   only?: string;
   console: boolean;
+  /** after every chunk of a pass, the run so far is saved here (renderable with --from: a run cut short keeps its passes) */
+  progressFile?: string;
 }
 
 export interface CrossMeasured {
@@ -50,11 +52,13 @@ export interface CrossMeasured {
   browser: BrowserName;
   browserVersion: string;
   isolation: boolean;
-  options: Omit<CrossOptions, 'console' | 'waitIdle'>;
+  options: Omit<CrossOptions, 'console' | 'waitIdle' | 'progressFile'>;
   images: BenchImage[];
   setup: SetupResult;
   calls: Call[];
   runtimes: Record<Peer, PeerRuntime>;
+  /** saved while the passes were still running (the run was cut short) */
+  partial?: boolean;
   othersWarm: number | undefined;
   /** 1-minute load average before and after the measurement (`uptime`) */
   loadBefore: number;
@@ -91,6 +95,7 @@ export async function measureInBrowser(o: CrossOptions): Promise<CrossMeasured> 
   // WebKit runs everything on one thread, three libraries' model loads included
   const slow = o.browser === 'webkit' ? 4 : 1;
   const browser = await launchBrowser(o.browser, { timeoutMs: 120_000 * slow, console: o.console });
+  let before: ReturnType<typeof cpuSnapshot>;
   const call = <T>(fn: string, args: unknown, timeoutMs: number) =>
     browser.evaluate<T>(`globalThis.__harness.fns[${JSON.stringify(fn)}](${JSON.stringify(args)})`, { timeoutMs, what: `${fn}()` });
   try {
@@ -99,7 +104,7 @@ export async function measureInBrowser(o: CrossOptions): Promise<CrossMeasured> 
     const isolated = await browser.evaluate<boolean>('crossOriginIsolated');
     if (isolated !== o.isolation) throw new Error(`the bench page is${isolated ? '' : ' not'} cross-origin isolated, expected the opposite`);
     await waitForIdle(o.waitIdle);
-    const before = cpuSnapshot();
+    before = cpuSnapshot();
     console.log(`${browser.version}: starting the three libraries and loading ${ids.length} photos`);
     const setup = await call<SetupResult>('setup', { ids, threads: o.threads, tfjsNativeThreads: false, engineBuild: o.engineBuild, engineLibDir: libDir }, 600_000 * slow);
     console.log(`warm-up: ${o.warmup} round(s) over ${warmIds.length} photos`);
@@ -110,12 +115,22 @@ export async function measureInBrowser(o: CrossOptions): Promise<CrossMeasured> 
       const t = Date.now();
       for (let from = 0; from < passIds.length; from += PASS_CHUNK) {
         calls.push(...(await call<Call[]>('pass', { ids: passIds.slice(from, from + PASS_CHUNK), index: p + from }, 600_000 * slow)));
+        if (o.progressFile) writeFileSync(o.progressFile, JSON.stringify(result(setup, calls, undefined), null, 1));
         console.log(`pass ${p + 1}/${o.passes}: ${Math.min(from + PASS_CHUNK, passIds.length)}/${passIds.length} photos, ${((Date.now() - t) / 1000).toFixed(0)} s`);
       }
     }
     const runtimes = await call<Record<Peer, PeerRuntime>>('finish', {}, 60_000);
+    return result(setup, calls, runtimes);
+  } finally {
+    await browser.close();
+    await server.close();
+    if (libDir) rmSync(resolve(projectRoot, 'dist', libDir), { recursive: true, force: true });
+  }
+
+  /** the run so far; `runtimes` undefined while passes are still running (a partial save) */
+  function result(setup: SetupResult, calls: Call[], runtimes: Record<Peer, PeerRuntime> | undefined): CrossMeasured {
     const othersWarm = othersShare(before, cpuSnapshot());
-    const { console: _c, waitIdle: _w, ...kept } = o;
+    const { console: _c, waitIdle: _w, progressFile: _p, ...kept } = o;
     return {
       kind: 'cross',
       measuredAt: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
@@ -127,18 +142,18 @@ export async function measureInBrowser(o: CrossOptions): Promise<CrossMeasured> 
       images,
       setup,
       calls,
-      runtimes,
+      runtimes: runtimes ?? partialRuntimes,
+      ...(runtimes ? {} : { partial: true }),
       othersWarm,
       loadBefore,
       loadAfter: loadavg()[0]!,
       durationS: (Date.now() - started) / 1000,
     };
-  } finally {
-    await browser.close();
-    await server.close();
-    if (libDir) rmSync(resolve(projectRoot, 'dist', libDir), { recursive: true, force: true });
   }
 }
+
+/** what a partial save says of the libraries' runtimes (only finish() reports them) */
+const partialRuntimes = Object.fromEntries(PEERS.map((p) => [p, { backend: '?', threads: Number.NaN, models: [] }])) as unknown as Record<Peer, PeerRuntime>;
 
 // ------------------------------------------------------------------------------ report
 
@@ -173,7 +188,8 @@ export function renderCross(m: CrossMeasured): string {
     '',
     `Measured ${m.measuredAt} by \`npm run bench:peers -- --browser ${m.browser}${m.isolation ? '' : ' --no-isolation'}${reduced ? ` --passes ${m.options.passes}` : ''}\` in ${(m.durationS / 60).toFixed(1)} min; regenerate rather than edit.` +
       (m.options.only ? ` **Partial run: only photos whose path contains "${m.options.only}".**` : '') +
-      (reduced ? ` **Reduced run: ${m.options.passes} measured pass(es) (default 5).**` : ''),
+      (reduced ? ` **Reduced run: ${m.options.passes} measured pass(es) (default 5).**` : '') +
+      (m.partial ? ` **Cut short: ${Math.max(...PEERS.map((p) => (times[p][SINGLE_ID]?.length ?? 0))) / m.options.singleRepeats} pass(es) of ${m.options.passes} saved.**` : ''),
     '',
     `- Machine: ${m.machine}; load average ${m.loadBefore.toFixed(1)} before and ${m.loadAfter.toFixed(1)} after the run, other processes used ${pct(m.othersWarm)} of the CPU during it ` +
       '(the machine is shared: absolute times are inflated by that load, the three libraries alternate call by call so the ratios see the same load).',

@@ -594,6 +594,7 @@ async function crossBrowser(saved: CrossMeasured | undefined, options: Options &
       waitIdle: options.waitIdle,
       only: options.only,
       console: options.console,
+      progressFile: json,
     }));
   if (json) writeFileSync(json, JSON.stringify(measured, null, 1));
   const doc = renderCross(measured);
