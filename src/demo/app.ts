@@ -66,7 +66,8 @@ export function runApp(): void {
     if (!byId('panel-live').hidden) live.refresh();
 
     const b = engine.backend;
-    const facts = `${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · nothing leaves this device`;
+    // with sync on, enrolled templates do leave (docs/sync.md): the line must not say otherwise
+    const facts = `${b.backend === 'wasm' ? `WASM, ${b.threads} threads` : 'WebGPU'} · ${sync ? 'galleries shared through the sync service' : 'nothing leaves this device'}`;
     status.textContent = `Ready · loading the models… · ${facts}`;
     document.body.dataset.engine = 'ready';
     warming

@@ -25,8 +25,14 @@ export function demoSyncOptions(search = location.search): SyncOptionsInput | un
   }
 }
 
+/** HH:MM:SS by hand: toLocaleTimeString's first call loads locale data (~150 ms, docs/demo.md) */
+function clock(at: number): string {
+  const d = new Date(at);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
 function describe(s: SyncStatus): string {
-  const when = s.lastSyncedAt ? `last synced ${new Date(s.lastSyncedAt).toLocaleTimeString()}` : 'not synced yet';
+  const when = s.lastSyncedAt ? `last synced ${clock(s.lastSyncedAt)}` : 'not synced yet';
   const what = s.galleries.length ? ` · ${s.galleries.map((g) => `${g.gallery}${g.encrypted ? ' (encrypted)' : ''}`).join(', ')}` : '';
   const pending = s.pending ? ` · ${s.pending} change${s.pending === 1 ? '' : 's'} waiting` : '';
   const problem = s.error ? ` · ${s.state === 'offline' ? 'offline, retrying' : s.error.message}` : '';
