@@ -61,9 +61,23 @@ export function planViews(width: number, height: number, o: TilingOptions): View
 export interface FramePass {
   /** input pixels per image pixel */
   scale: number;
-  /** input size: the scaled frame rounded up to the detector's stride (padding is black) */
+  /** input size: the scaled frame rounded up to the detector's stride (padding is black), plus 2 × pad */
   width: number;
   height: number;
+  /** input pixels added on every side of the frame (its edges mirrored into them): a face cut by the edge is completed there (docs/detection.md) */
+  pad?: number;
+}
+
+/** The pass with `pad` input pixels added on every side (the frame drawn at (pad, pad)). */
+export function paddedPass(pass: FramePass, pad: number): FramePass {
+  return pad > 0 ? { ...pass, width: pass.width + 2 * pad, height: pass.height + 2 * pad, pad } : pass;
+}
+
+/** The whole frame as one pass at the detector's nominal size (its longer side `nominal`), for large faces. */
+export function wholeFramePass(width: number, height: number, nominal: number, stride: number): FramePass {
+  const scale = nominal / Math.max(width, height);
+  const side = (n: number) => Math.max(stride, Math.ceil((n * scale) / stride) * stride);
+  return { scale, width: side(width), height: side(height) };
 }
 
 export interface FramePassOptions {

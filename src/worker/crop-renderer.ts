@@ -38,14 +38,40 @@ export class CropRenderer {
     return this.frame!;
   }
 
-  /** RGBA pixels of the whole image scaled by `scale` into the top-left of a width x height frame; the rest is black. */
-  renderScaled(source: CanvasImageSource, scale: number, width: number, height: number): Uint8ClampedArray {
+  /**
+   * RGBA pixels of the whole image scaled by `scale` into a width x height frame at (pad, pad);
+   * the rest is black, except that with `mirror` the image's edges are reflected into the pad
+   * (a face cut by the edge then shows whole, its visible half mirrored: docs/detection.md).
+   */
+  renderScaled(
+    source: CanvasImageSource & { width: number; height: number },
+    scale: number,
+    width: number,
+    height: number,
+    pad = 0,
+    mirror = false,
+  ): Uint8ClampedArray {
     const ctx = this.frameContext(width, height);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#000';
     ctx.fillRect(0, 0, width, height);
-    ctx.setTransform(scale, 0, 0, scale, 0, 0);
+    ctx.setTransform(scale, 0, 0, scale, pad, pad);
     ctx.drawImage(source, 0, 0);
+    if (mirror && pad > 0) {
+      const { width: w, height: h } = source;
+      const m = pad / scale; // the pad in image pixels
+      // -1: the band along the left/top edge reflected about it; +1: along the right/bottom; 0: the whole side
+      for (const fx of [-1, 0, 1]) {
+        for (const fy of [-1, 0, 1]) {
+          if (fx === 0 && fy === 0) continue;
+          const [sx, sw] = fx === -1 ? [0, Math.min(m, w)] : fx === 1 ? [Math.max(0, w - m), Math.min(m, w)] : [0, w];
+          const [sy, sh] = fy === -1 ? [0, Math.min(m, h)] : fy === 1 ? [Math.max(0, h - m), Math.min(m, h)] : [0, h];
+          // x → -x about the left edge, x → 2w - x about the right one (image pixels), then scaled and moved by pad
+          ctx.setTransform(fx === 0 ? scale : -scale, 0, 0, fy === 0 ? scale : -scale, fx === 1 ? pad + 2 * w * scale : pad, fy === 1 ? pad + 2 * h * scale : pad);
+          ctx.drawImage(source, sx, sy, sw, sh, sx, sy, sw, sh);
+        }
+      }
+    }
     return ctx.getImageData(0, 0, width, height).data;
   }
 

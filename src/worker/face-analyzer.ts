@@ -29,6 +29,8 @@ export interface AnalysisOptions {
   keepMesh: boolean;
   /** a face whose mesh presence score is below this is dropped as a false detection */
   minMeshScore: number;
+  /** a first mesh scoring below this (default minMeshScore) gets one more run on a re-centred crop */
+  retryBelow?: number;
   /** a face whose mesh box is lower than this (pixels) is dropped before its attributes are computed */
   minBoxHeight?: number;
   /** face embeddings to compute, each on its own aligned crop */
@@ -224,10 +226,10 @@ export class FaceAnalyzer {
    * score often comes from a detector box a little off the face, so those get one more mesh run on
    * a crop re-centred on their own landmarks (batched too).
    */
-  private async meshAll(image: CanvasImageSource, detections: readonly Candidate[], minMeshScore: number): Promise<(Mesh | undefined)[]> {
+  private async meshAll(image: CanvasImageSource, detections: readonly Candidate[], minMeshScore: number, retryBelow = minMeshScore): Promise<(Mesh | undefined)[]> {
     const t = performance.now();
     const first = await this.meshes(image, detections.map(meshView));
-    const retry = first.flatMap((m, i) => (m.score < minMeshScore && m.score >= RETRY_MESH_SCORE ? [i] : []));
+    const retry = first.flatMap((m, i) => (m.score < retryBelow && m.score >= RETRY_MESH_SCORE ? [i] : []));
     const again = await this.meshes(image, retry.map((i) => meshViewAround(first[i]!.points)));
     retry.forEach((i, k) => {
       if (again[k]!.score > first[i]!.score) first[i] = again[k]!;
@@ -242,7 +244,7 @@ export class FaceAnalyzer {
    * below minBoxHeight (then no attribute model runs for it).
    */
   async analyzeAll(image: CanvasImageSource, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
-    const meshes = await this.meshAll(image, detections, options.minMeshScore);
+    const meshes = await this.meshAll(image, detections, options.minMeshScore, options.retryBelow);
     const described = meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh));
     const keep = (d: Described | undefined): d is Described => d !== undefined && d.face.box.height >= (options.minBoxHeight ?? 0);
     const kept = described.filter(keep);

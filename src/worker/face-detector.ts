@@ -3,9 +3,9 @@
 import { anchorsForInput } from '../vision/anchors.ts';
 import { decodeCandidates, weightedNms, type Candidate } from '../vision/detections.ts';
 import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
-import { applyAffine, cropToImage, type Point, type View } from '../vision/geometry.ts';
+import { applyAffine, cropToImage, type Box, type Point, type View } from '../vision/geometry.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
-import { planFramePasses, planViews, zoomedOutView, type FramePass } from '../vision/tiling.ts';
+import { paddedPass, planFramePasses, planViews, wholeFramePass, zoomedOutView, type FramePass } from '../vision/tiling.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -30,6 +30,18 @@ export interface DetectorOptions {
   angles: readonly number[];
   /** overrides the detector's measured smallest-face fraction (evaluation runs) */
   minFaceFraction?: number;
+  /** faces cut by the frame's edge: how the upright search pads its whole-frame runs (docs/detection.md) */
+  edges?: EdgeSearch;
+}
+
+/** How the upright whole-frame runs reach past the frame's edge. */
+export interface EdgeSearch {
+  /** input pixels added on every side of each whole-frame run (0: none) */
+  pad: number;
+  /** what fills them: the frame's edges mirrored, or black */
+  fill: 'mirror' | 'black';
+  /** the whole frame at the nominal size runs as a padded frame pass too, instead of the square view */
+  wholeAsPass: boolean;
 }
 
 export interface DetectorStats {
@@ -85,7 +97,9 @@ function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSp
 
 /** What every detector run of one search shares: the image, the detector, where to run it, and the stats it adds to. */
 interface DetectorRun {
-  image: CanvasImageSource;
+  image: CanvasImageSource & { width: number; height: number };
+  /** a padded pass mirrors the frame's edges into its pad (else black) */
+  mirror: boolean;
   spec: DetectorSpec;
   minScore: number;
   models: ModelRegistry;
@@ -114,9 +128,10 @@ async function runDetector(
 /** One run over the whole frame, scaled (a fully convolutional detector); candidates in image pixels. */
 async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candidate[]> {
   const { image, spec, crops } = run;
-  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height), pass.width, pass.height);
-  const toImage = (p: Point): Point => ({ x: p.x / pass.scale, y: p.y / pass.scale });
-  return decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).map((c) => {
+  const pad = pass.pad ?? 0;
+  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height, pad, run.mirror), pass.width, pass.height);
+  const toImage = (p: Point): Point => ({ x: (p.x - pad) / pass.scale, y: (p.y - pad) / pass.scale });
+  const found = decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).map((c) => {
     const origin = toImage(c.box);
     return {
       score: c.score,
@@ -125,6 +140,20 @@ async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candida
       angle: 0,
     };
   });
+  return pad > 0 ? found.filter((c) => centreInside(c.box, image)) : found;
+}
+
+/**
+ * A face found in a pass's pad counts only when its centre is in the frame (within
+ * CENTRE_OUTSIDE of its side): a face cut in half by the edge has its centre on it, while the
+ * mirror image of a face inside the frame lies at least half a face outside.
+ */
+const CENTRE_OUTSIDE = 0.1;
+function centreInside(b: Box, image: { width: number; height: number }): boolean {
+  const slack = CENTRE_OUTSIDE * Math.max(b.width, b.height);
+  const cx = b.x + b.width / 2;
+  const cy = b.y + b.height / 2;
+  return cx >= -slack && cy >= -slack && cx <= image.width + slack && cy <= image.height + slack;
 }
 
 async function detectInView(run: DetectorRun, view: View): Promise<Candidate[]> {
@@ -172,7 +201,7 @@ export async function detectFaces(
   ];
   const candidates: Candidate[] = [];
   const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
-  const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats };
+  const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats, mirror: options.edges?.fill === 'mirror' };
   for (const step of steps) candidates.push(...(await detectStep(run, step)));
   if (candidates.length === 0) {
     for (const angle of options.angles) {
@@ -196,7 +225,7 @@ export type DetectorStep = { view: View } | { pass: FramePass };
 export function uprightDetectorSteps(
   width: number,
   height: number,
-  options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minFaceFraction'>,
+  options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minFaceFraction' | 'edges'>,
   wholeViewMargin?: number,
 ): DetectorStep[] {
   const spec: DetectorSpec = DETECTORS[options.detector];
@@ -208,19 +237,24 @@ export function uprightDetectorSteps(
     stride: spec.anySizeStride,
     wholeViewMargin,
   });
-  return [{ view: zoomedOutView(width, height, 1, 0) }, ...passes.map((pass) => ({ pass }))];
+  const pad = options.edges?.pad ?? 0;
+  const whole: DetectorStep = options.edges?.wholeAsPass
+    ? { pass: paddedPass(wholeFramePass(width, height, spec.anchors.inputSize, spec.anySizeStride), pad) }
+    : { view: zoomedOutView(width, height, 1, 0) };
+  return [whole, ...passes.map((pass) => ({ pass: paddedPass(pass, pad) }))];
 }
 
 /** Runs one step of uprightDetectorSteps(): its faces (merged, at least minFace high) in image pixels. */
 export async function runDetectorStep(
   image: CanvasImageSource & { width: number; height: number },
   step: DetectorStep,
-  options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minScore'>,
+  options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minScore' | 'edges'>,
   models: ModelRegistry,
   crops: CropRenderer,
 ): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
   const stats: DetectorStats = { views: 1, candidates: 0, cropMs: 0, inferMs: 0 };
-  const candidates = await detectStep({ image, spec: DETECTORS[options.detector], minScore: options.minScore, models, crops, stats }, step);
+  const run: DetectorRun = { image, spec: DETECTORS[options.detector], minScore: options.minScore, models, crops, stats, mirror: options.edges?.fill === 'mirror' };
+  const candidates = await detectStep(run, step);
   stats.candidates = candidates.length;
   return { faces: weightedNms(candidates).filter((c) => c.box.height >= options.minFace), stats };
 }

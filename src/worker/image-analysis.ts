@@ -16,7 +16,7 @@ import {
   type EmotionModelId,
   type FaceAnalysis,
 } from './face-analyzer.ts';
-import { detectFaces, type DetectorStats } from './face-detector.ts';
+import { detectFaces, type DetectorStats, type EdgeSearch } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
 /** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
@@ -27,6 +27,7 @@ export const DETECTION: DetectionSettings = {
   minMeshScore: 0.65,
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
+  edges: { pad: 32, fill: 'mirror', wholeAsPass: true },
 };
 
 /**
@@ -65,6 +66,8 @@ export interface DetectionSettings {
   /** faces smaller than this (image pixels) are never searched: nothing useful can be measured on them */
   minFacePixels: number;
   minFaceFraction?: number;
+  /** how the whole-frame runs reach past the frame's edge, for faces it cuts (face-detector.ts) */
+  edges: EdgeSearch;
 }
 
 export interface ImageAnalysisOptions {
@@ -149,6 +152,7 @@ export async function analyzeBitmap(
       minScore: options.selector.full ? settings.fullMinScore : settings.minScore,
       angles: options.selector.roll ? settings.rollAngles : [0],
       minFaceFraction: settings.minFaceFraction,
+      edges: settings.edges,
     },
     deps.models,
     deps.crops,

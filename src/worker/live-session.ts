@@ -42,6 +42,16 @@ const FOLLOW_MIN_MESH_SCORE = 0.3;
  * and the detector has already scored it ≥ 0.6.
  */
 const NEW_FACE_MIN_MESH_SCORE = 0.45;
+/**
+ * A followed face whose mesh scores FOLLOW_CHECK_MIN_MESH_SCORE–FOLLOW_MIN_MESH_SCORE is kept when
+ * the detector finds it at its place at CONFIRM_MIN_SCORE (detectorConfirms): the score /detect's
+ * FULL selector accepts, as the face was already confirmed when first found. Below the floor
+ * nothing face-like is in the crop (RETRY_MESH_SCORE in face-analyzer.ts).
+ */
+const FOLLOW_CHECK_MIN_MESH_SCORE = 0.05;
+const CONFIRM_MIN_SCORE = DETECTION.fullMinScore;
+/** the confirming detector view's side over the mesh box's */
+const CONFIRM_VIEW = 2;
 /** the tracker's nearness reach for live video, in face sizes (see tracker below) */
 const LIVE_MAX_CENTRE_SHIFT = 0.5;
 
@@ -138,7 +148,7 @@ export class LiveSession {
   private detectorSteps(image: { width: number; height: number }): DetectorStep[] {
     const key = `${image.width}x${image.height}`;
     if (this.plan?.key !== key) {
-      this.plan = { key, steps: uprightDetectorSteps(image.width, image.height, { detector: DETECTION.detector, minFace: this.minFace(image) }) };
+      this.plan = { key, steps: uprightDetectorSteps(image.width, image.height, { detector: DETECTION.detector, minFace: this.minFace(image), edges: DETECTION.edges }) };
     }
     return this.plan.steps;
   }
@@ -201,11 +211,14 @@ export class LiveSession {
     for (const f of this.followed) {
       const dt = Math.min(timeMs - f.timeMs, 200);
       const embed = f === embedFace;
-      // a score under the bar gets one more try on a crop re-centred on the mesh's own landmarks
-      const a = await this.analyzer.analyze(image, followCandidate(f.analysis, f.vx * dt, f.vy * dt), {
+      // a score under the bar gets one more try on a crop re-centred on the mesh's own landmarks;
+      // still under it, the face is kept only if the detector finds it there (a half-turned face)
+      let a = await this.analyzer.analyze(image, followCandidate(f.analysis, f.vx * dt, f.vy * dt), {
         ...this.analysisOptions(embed, emotionFaces.has(f)),
-        minMeshScore: FOLLOW_MIN_MESH_SCORE,
+        minMeshScore: FOLLOW_CHECK_MIN_MESH_SCORE,
+        retryBelow: FOLLOW_MIN_MESH_SCORE,
       });
+      if (a && a.meshScore < FOLLOW_MIN_MESH_SCORE && !(await this.detectorConfirms(image, a))) a = undefined;
       if (!a || a.box.width < 8 || !onFrame(a.box, image)) {
         this.lostSinceDetect = true;
         continue;
@@ -259,7 +272,7 @@ export class LiveSession {
       const { faces: found } = await runDetectorStep(
         image,
         this.sweep.shift()!,
-        { detector: DETECTION.detector, minFace: this.minFace(image), minScore: DETECTION.minScore },
+        { detector: DETECTION.detector, minFace: this.minFace(image), minScore: DETECTION.minScore, edges: DETECTION.edges },
         this.models,
         this.crops,
       );
@@ -317,6 +330,33 @@ export class LiveSession {
       },
     };
   }
+
+  /**
+   * Whether the detector finds the face a low mesh score leaves in doubt: one run of its nominal
+   * 128×128 view on a square twice the mesh box around it (the face at ~45% of the view, where
+   * the detector is surest), a box at its place and size. The mesh's presence score falls on
+   * half-turned faces the detector still sees (Marian Robinson in the Hamilton audience: mesh
+   * 0.1–0.4 once followed, detector ~0.7); a face that has gone gives neither.
+   */
+  private async detectorConfirms(image: ImageBitmap, a: FaceAnalysis): Promise<boolean> {
+    const side = Math.max(a.box.width, a.box.height);
+    const c = centre(a.box);
+    const { faces } = await runDetectorStep(
+      image,
+      { view: { cx: c.x, cy: c.y, size: CONFIRM_VIEW * side, angle: 0 } },
+      { detector: DETECTION.detector, minFace: 0, minScore: CONFIRM_MIN_SCORE },
+      this.models,
+      this.crops,
+    );
+    this.confirmRuns++;
+    return faces.some((d) => {
+      const dSide = Math.max(d.box.width, d.box.height) * MESH_PER_DETECTOR_BOX;
+      return overlapOfSmaller(a.box, d.box) > 0.5 && dSide > side / 1.6 && dSide < side * 1.6;
+    });
+  }
+
+  /** detector runs made to confirm a followed face (detectorConfirms), for the frame's timings */
+  private confirmRuns = 0;
 
   private face(f: Followed, trackId: string): LiveWorkerFace {
     const a = f.analysis;

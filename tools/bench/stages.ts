@@ -3,6 +3,9 @@
 // (decode, detect, mesh, demographics, liveness) summed over each band, medians of N passes.
 // For A/B work on one stage; the side-by-side numbers are bench:peers'.
 //   --passes N (3)  --only TEXT (photos whose path contains TEXT)  --threads N (2)  --per-photo
+//   --ab JSON: A/B of detection settings in one page — A the shipped ones, B these overrides
+//   (e.g. '{"edges":{"pad":0,"fill":"black","wholeAsPass":false}}'), photo by photo alternately,
+//   through the worker's pipeline as /detect LIVENESS runs it; both sides' bands and B/A
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     threads: { type: 'string', default: '2' },
     'per-photo': { type: 'boolean', default: false },
+    ab: { type: 'string' },
   },
 });
 const DATA = resolve(projectRoot, '../shared/data');
@@ -32,6 +36,32 @@ await withBrowserSession({ callTimeoutMs: 900_000, optimizeEntries: ['/tools/ben
     await session.call('load', chunk);
   }
   const ids = images.map((i) => i.path);
+  if (values.ab) {
+    const b = JSON.parse(values.ab) as Record<string, unknown>;
+    await session.call('runWith', ids.slice(0, 8), -1, undefined);
+    await session.call('runWith', ids.slice(0, 8), -1, b);
+    const sides: Record<'A' | 'B', StagedCall[]> = { A: [], B: [] };
+    for (let p = 0; p < Number(values.passes); p++) {
+      for (const id of ids) {
+        // the order flips every photo, so neither side always runs first
+        const order = (p + ids.indexOf(id)) % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
+        for (const side of order) sides[side].push(...(await session.call<StagedCall[]>('runWith', [id], p, side === 'A' ? undefined : b)));
+      }
+    }
+    const total: Record<string, number> = {};
+    for (const band of BANDS) {
+      const inBand = images.filter((i) => i.band === band.id);
+      if (!inBand.length) continue;
+      for (const side of ['A', 'B'] as const) {
+        const med = (id: string, pick: (c: StagedCall) => number) => median(sides[side].filter((c) => c.id === id).map(pick));
+        const sum = (pick: (c: StagedCall) => number) => inBand.reduce((a, i) => a + med(i.path, pick), 0);
+        total[`${band.id}${side}`] = sum((c) => c.timings.total ?? 0);
+        console.log(`${side} ${band.label}: ${inBand.length} photos, ${sum((c) => c.faces)} faces | ${STAGES.map((s) => `${s} ${sum((c) => c.timings[s] ?? 0).toFixed(0)}`).join(' · ')}`);
+      }
+      console.log(`  B/A total ${(total[`${band.id}B`]! / total[`${band.id}A`]!).toFixed(3)}`);
+    }
+    return;
+  }
   await session.call('run', ids.slice(0, 8), -1); // warm-up
   const calls: StagedCall[] = [];
   for (let p = 0; p < Number(values.passes); p++) calls.push(...(await session.call<StagedCall[]>('run', ids, p)));

@@ -1,6 +1,8 @@
 // `npm run eval`: detection counts (groups/, faces/, negatives/) and emotion top-1 (both emotion
 // models on expressions/) over ../shared/data in headless Chromium (WASM backend), written into
-// docs/accuracy.md between the detection-eval and emotion-eval markers.
+// docs/accuracy.md between the detection-eval and emotion-eval markers; the border-cut and
+// close-up sets (built at eval time from faces/ photos) and the faces followed in the Hamilton
+// audience between the detection-cuts-eval markers.
 //   --console (page logs)  --no-write (stdout only)
 // Exits non-zero only when the harness or an analysis fails, never on an accuracy miss.
 import { readFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { ACCURACY_DOC, writeSections } from './accuracy-doc.ts';
 import { loadEvalSets } from './dataset.ts';
 import { detectionMarkdown, scoreDetection, targetLines, type Scored } from './detection-report.ts';
 import { emotionMarkdown, emotionSummaryLines, expectedEmotions, scoreEmotion } from './emotion-report.ts';
+import { audienceMarkdown, audienceStats, cutsMarkdown, cutTargetLines } from './cuts-report.ts';
 import { videoErrors, videoMarkdown, videoTargetLines } from './video-report.ts';
 import { PageReloaded, runEval, type EvalOutcome } from './run.ts';
 
@@ -84,6 +87,9 @@ async function main(): Promise<void> {
   console.log(`other processes used ${others} of the CPU during the run`);
   for (const line of targetLines(detection)) console.log(line);
   for (const line of videoTargetLines(outcome.video)) console.log(line);
+  for (const line of cutTargetLines(outcome.border, outcome.closeUp)) console.log(line);
+  const audience = audienceStats(outcome.audience);
+  console.log(`audience: ${audience.facesPerResult.toFixed(2)} faces per result over ${audience.frames} results (${audience.perPerson.map((p) => `${p.who} ${p.frames}`).join(', ')})`);
   outcome.errors.push(...videoErrors(outcome.video));
 
   if (outcome.errors.length) {
@@ -103,7 +109,7 @@ async function main(): Promise<void> {
       `${info.backend.threads} thread(s); other processes used ${others} of the CPU during the run`,
     `- Request: \`minHeadScale\` 0.015, no selector flags (FRONTAL), demographics off, emotion off for the counts`,
     `- Detection settings (\`DETECTION\` in src/worker/image-analysis.ts): detector ${d.detector}, minScore ${d.minScore}, ` +
-      `minMeshScore ${d.minMeshScore}, minFacePixels ${d.minFacePixels}` +
+      `minMeshScore ${d.minMeshScore}, minFacePixels ${d.minFacePixels}, edges ${JSON.stringify(d.edges)}` +
       (d.minFaceFraction === undefined ? '' : `, minFaceFraction ${d.minFaceFraction}`) +
       ` (fullMinScore ${d.fullMinScore} and roll angles apply only to FULL/ROLL)`,
     `- Time: ${timing}`,
@@ -115,6 +121,10 @@ async function main(): Promise<void> {
       body: `## Emotion\n\nMeasured with the detection run above (same date, machine and settings).\n\n${emotionMarkdown(emotion, labelled, informal, skipped, info.defaultEmotionModel)}`,
     },
     { name: 'video-eval', body: videoMarkdown(outcome.video) },
+    {
+      name: 'detection-cuts-eval',
+      body: `## Faces cut by the edge, close up, and followed in the audience\n\nMeasured with the detection run above (same date, machine and settings; issue 31).\n\n${cutsMarkdown(outcome.border, outcome.closeUp)}\n\n${audienceMarkdown(outcome.audience)}`,
+    },
   ]);
   console.log(`\nwritten to ${ACCURACY_DOC}`);
 }

@@ -8,6 +8,7 @@ import { absolutePath, type EvalSets, type ManifestFile } from './dataset.ts';
 import { describeFaces, type Scored } from './detection-report.ts';
 import { EMOTION_MODELS, expectedEmotions, type EmotionCase } from './emotion-report.ts';
 import { runVideoChecks, type VideoOutcome } from './video-report.ts';
+import { runAudience, runCutSet, type AudienceOutcome, type CutSetOutcome } from './cuts-report.ts';
 import type { EvalImage, EvalInfo, EvalOptions, EvalResult } from './pages/eval.ts';
 
 const PAGE = '/tools/eval/pages/eval.html';
@@ -40,6 +41,11 @@ export interface EvalOutcome {
   informal: EmotionCase[];
   /** the media (v2) video checks, through the real engine */
   video: VideoOutcome;
+  /** border-cut and close-up crops of faces/ photos (tools/eval/cuts.ts) */
+  border: CutSetOutcome;
+  closeUp: CutSetOutcome;
+  /** engine.watch() over the audience segment of short_hamilton_clip */
+  audience: AudienceOutcome;
 }
 
 class Runner {
@@ -120,6 +126,13 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
     console.log('  emotion: done');
     const video = await runVideoChecks(session);
     if (runner.reloaded) throw new PageReloaded('the video checks');
+    const border = await runCutSet(session, sets.faces, 'border');
+    console.log(`  border-cut: ${border.outcomes.length} crops`);
+    const closeUp = await runCutSet(session, sets.faces, 'closeup');
+    console.log(`  close-up: ${closeUp.outcomes.length} crops`);
+    const audience = await runAudience(session, `eval-audience-${Date.now()}`);
+    if (runner.reloaded) throw new PageReloaded('the border-cut, close-up and audience sets');
+    runner.errors.push(...border.errors, ...closeUp.errors, ...(audience.error ? [`audience: ${audience.error}`] : []));
     return {
       info,
       chromium: session.browser.version(),
@@ -132,6 +145,9 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
       labelled,
       informal,
       video,
+      border,
+      closeUp,
+      audience,
     };
   });
 }

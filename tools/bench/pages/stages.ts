@@ -4,6 +4,9 @@
 import { createEngine } from '../../../src/engine/engine.ts';
 import type { ImageTimings } from '../../../src/worker/image-analysis.ts';
 import { expose } from '../../harness/page.ts';
+import { startVisionWorker } from '../../../src/engine/vision-client.ts';
+import { resolveRuntimeEnv } from '../../../src/env.ts';
+import type { DetectionSettings } from '../../../src/worker/image-analysis.ts';
 
 export interface StagedCall {
   id: string;
@@ -37,4 +40,31 @@ expose({
     }
     return out;
   },
+  /**
+   * The worker's pipeline as /detect with LIVENESS runs it, with `detection` overrides of the
+   * shipped settings: A/B of a detection lever in one page, calls interleaved (--ab).
+   */
+  async runWith(ids: string[], pass: number, detection: Partial<DetectionSettings> | undefined): Promise<StagedCall[]> {
+    vision ??= startVisionWorker();
+    visionReady ??= vision.api.init(resolveRuntimeEnv({ backend: 'wasm', numThreads: Number(new URLSearchParams(location.search).get('threads') ?? '2') }));
+    await visionReady;
+    const out: StagedCall[] = [];
+    for (const id of ids) {
+      const t = performance.now();
+      const r = await vision.api.analyze(photos.get(id)!, {
+        minHeadScale: 0.015,
+        selector: { roll: false, full: false, liveness: true },
+        demographics: true,
+        emotion: false,
+        keepMesh: false,
+        detection,
+      });
+      const ms = performance.now() - t;
+      out.push({ id, pass, ms, faces: r.ok ? r.value.faces.length : 0, timings: r.ok ? r.value.timings : ({} as ImageTimings) });
+    }
+    return out;
+  },
 });
+
+let vision: ReturnType<typeof startVisionWorker> | undefined;
+let visionReady: Promise<unknown> | undefined;

@@ -104,3 +104,4 @@ async function info(): Promise<EvalInfo> {
 
 expose({ analyzeFile, info });
 import './video.ts';
+import './cuts.ts';

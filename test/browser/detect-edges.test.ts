@@ -1,0 +1,82 @@
+// /detect on faces the frame cuts or fills (issue 31): crops of shared photos made here, the
+// truth being the face /detect finds on the uncut photo, clipped to the crop.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
+import bidenUrl from '../../../shared/data/faces/biden/biden2.jpg?url';
+import kitUrl from '../../../shared/data/faces/kit_harington/john1.jpeg?url';
+import { createEngine, DetectResponseSchema, type DetectResponse, type Engine, type FaceErrorBody } from '../../src/index.ts';
+import { borderCrops, closeUpCrops, intersect, iouOf, type Rect } from '../../tools/eval/cuts.ts';
+
+let engine: Engine;
+
+function ok(r: DetectResponse | FaceErrorBody): DetectResponse {
+  if ('Errors' in r) throw new Error(`expected faces, got ${JSON.stringify(r)}`);
+  return DetectResponseSchema.parse(r);
+}
+
+const boxOf = (f: { topLeftX: number; topLeftY: number; width: number; height: number }): Rect => ({ x: f.topLeftX, y: f.topLeftY, width: f.width, height: f.height });
+
+async function canvasOf(url: string): Promise<OffscreenCanvas> {
+  const bmp = await createImageBitmap(await (await fetch(url)).blob());
+  const canvas = new OffscreenCanvas(bmp.width, bmp.height);
+  canvas.getContext('2d')!.drawImage(bmp, 0, 0);
+  return canvas;
+}
+
+/** `rect` of the photo as a PNG, as a user's cropped photo would arrive. */
+async function cropOf(photo: OffscreenCanvas, rect: Rect): Promise<Blob> {
+  const out = new OffscreenCanvas(rect.width, rect.height);
+  out.getContext('2d')!.drawImage(photo, rect.x, rect.y, rect.width, rect.height, 0, 0, rect.width, rect.height);
+  return out.convertToBlob({ type: 'image/png' });
+}
+
+async function truthOf(photo: OffscreenCanvas): Promise<Rect> {
+  const faces = ok(await engine.detect({ image: await photo.convertToBlob({ type: 'image/png' }) })).images[0]!.faces;
+  expect(faces).toHaveLength(1);
+  return boxOf(faces[0]!);
+}
+
+beforeAll(async () => {
+  engine = await createEngine({ backend: 'wasm' });
+});
+afterAll(() => engine?.close());
+
+describe('/detect: faces cut by the frame and close up', () => {
+  it('a face cut in half by each edge, or by a corner, is found where it is (IoU ≥ 0.5 with the truth clipped to the crop)', async () => {
+    for (const url of [obamaUrl, bidenUrl]) {
+      const photo = await canvasOf(url);
+      const truth = await truthOf(photo);
+      const crops = borderCrops(truth, photo.width, photo.height).filter((c) => /^(left|right|bottom) 50%|^top 30%|^top-right 25%|^bottom-left 25%/.test(c.label));
+      expect(crops.length).toBeGreaterThanOrEqual(5);
+      for (const crop of crops) {
+        const res = ok(await engine.detect({ image: await cropOf(photo, crop.rect) }));
+        const image = res.images[0]!;
+        expect(image.faces, `${url} ${crop.label}`).toHaveLength(1);
+        const f = image.faces[0]!;
+        // the box is clipped to the image; the eyes and chin are the mesh's estimate and may lie outside it
+        expect(f.topLeftX).toBeGreaterThanOrEqual(0);
+        expect(f.topLeftY).toBeGreaterThanOrEqual(0);
+        expect(f.topLeftX + f.width).toBeLessThanOrEqual(image.width);
+        expect(f.topLeftY + f.height).toBeLessThanOrEqual(image.height);
+        expect(iouOf(boxOf(f), crop.truth), `${url} ${crop.label}`).toBeGreaterThanOrEqual(0.5);
+        // the eyes are where the uncut photo has them (within a tenth of the face), in or out of the frame
+        expect(Math.abs(f.chinTipY + crop.rect.y - (truth.y + truth.height))).toBeLessThan(0.15 * truth.height);
+      }
+    }
+  });
+
+  it('a close-up filling 80–100% of the frame height is found', async () => {
+    for (const url of [obamaUrl, kitUrl]) {
+      const photo = await canvasOf(url);
+      const truth = await truthOf(photo);
+      const crops = closeUpCrops(truth, photo.width, photo.height).filter((c) => c.label !== 'close-up 60%');
+      expect(crops.length).toBeGreaterThanOrEqual(1);
+      for (const crop of crops) {
+        const faces = ok(await engine.detect({ image: await cropOf(photo, crop.rect) })).images[0]!.faces;
+        expect(faces, `${url} ${crop.label}`).toHaveLength(1);
+        expect(iouOf(boxOf(faces[0]!), crop.truth), `${url} ${crop.label}`).toBeGreaterThanOrEqual(0.5);
+        expect(intersect(boxOf(faces[0]!), crop.truth).height).toBeGreaterThan(0.6 * crop.rect.height);
+      }
+    }
+  });
+});
