@@ -24,6 +24,8 @@ export interface ApplyContext {
   modelId: string;
   /** local changes not yet acknowledged */
   pending: readonly LocalChange[];
+  /** galleries whose changes are held back (their key is missing or wrong): skipped here, caught up later */
+  held: ReadonlySet<string>;
   warn(failure: SyncFailure): void;
 }
 
@@ -32,6 +34,13 @@ export interface Applied {
   removed: number;
   /** every pulled enroll's template id per gallery (imported, already here, or not imported): the service has them */
   seen: Map<string, string[]>;
+  /** galleries this page could not open (PASSPHRASE_REQUIRED / WRONG_PASSPHRASE): nothing of theirs was applied */
+  held: Map<string, SyncError>;
+}
+
+/** a gallery-level refusal: hold that gallery back, go on with the others */
+function holds(error: unknown): error is SyncError {
+  return error instanceof SyncError && error.gallery !== undefined && (error.code === 'PASSPHRASE_REQUIRED' || error.code === 'WRONG_PASSPHRASE');
 }
 
 function missing(error: unknown): boolean {
@@ -110,12 +119,25 @@ async function applyRemove(ctx: ApplyContext, change: PulledRemove): Promise<num
   return removed;
 }
 
-/** Applies one pulled page in seq order (consecutive enrolls of a gallery in one write). */
+/**
+ * Applies one pulled page in seq order (consecutive enrolls of a gallery in one write). A
+ * gallery that cannot be opened is held back whole — none of its later changes in the page
+ * either, so its order is kept for the catch-up — and the others go on.
+ */
 export async function applyPage(ctx: ApplyContext, changes: readonly PulledChange[]): Promise<Applied> {
-  const applied: Applied = { added: 0, removed: 0, seen: new Map() };
+  const applied: Applied = { added: 0, removed: 0, seen: new Map(), held: new Map() };
+  const skipped = (gallery: string) => ctx.held.has(gallery) || applied.held.has(gallery);
   let run: PulledEnroll[] = [];
   const flush = async () => {
-    if (run.length > 0) applied.added += await applyEnrolls(ctx, run[0]!.gallery, run);
+    const gallery = run[0]?.gallery;
+    if (gallery !== undefined && !skipped(gallery)) {
+      try {
+        applied.added += await applyEnrolls(ctx, gallery, run);
+      } catch (error) {
+        if (!holds(error)) throw error;
+        applied.held.set(gallery, error);
+      }
+    }
     run = [];
   };
   for (const change of changes) {
@@ -125,7 +147,7 @@ export async function applyPage(ctx: ApplyContext, changes: readonly PulledChang
       run.push(change);
     } else {
       await flush();
-      applied.removed += await applyRemove(ctx, change);
+      if (!skipped(change.gallery)) applied.removed += await applyRemove(ctx, change);
     }
   }
   await flush();

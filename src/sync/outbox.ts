@@ -114,6 +114,16 @@ export class Outbox {
     await this.db.put('state', cursor, `cursor:${this.scope}`);
   }
 
+  /** galleries held back from pulls (key missing or wrong) → the cursor to catch them up from */
+  async held(): Promise<Record<string, string>> {
+    const value = await this.db.get('state', `held:${this.scope}`);
+    return value && typeof value === 'object' ? { ...(value as Record<string, string>) } : {};
+  }
+
+  async setHeld(held: Record<string, string>): Promise<void> {
+    await this.db.put('state', held, `held:${this.scope}`);
+  }
+
   async lastSyncedAt(): Promise<number | null> {
     const value = await this.db.get('state', `synced:${this.scope}`);
     return typeof value === 'number' ? value : null;

@@ -3,14 +3,14 @@
 // before we import what they will tombstone), retries with backoff while the service is
 // unreachable, and a live event stream that asks for a run whenever another browser pushed.
 import type { CommittedWrite, GalleryStore } from '../store/gallery-store.ts';
-import { applyPage } from './apply.ts';
+import { applyPage, type Applied } from './apply.ts';
 import type { SyncClient } from './client.ts';
 import { changesOf, toWire } from './codec.ts';
 import { SyncError, toSyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
 import type { LocalChange, Outbox } from './outbox.ts';
 import type { SyncOptions } from './options.ts';
-import type { Change } from './protocol.ts';
+import type { Change, PulledChange } from './protocol.ts';
 import type { StatusFeed } from './status.ts';
 
 const MAX_BACKOFF_MS = 30_000;
@@ -106,9 +106,11 @@ export class Replicator {
           await this.reconcile();
           this.reconciled = true;
         }
-        const held = await this.pushAll();
-        await this.pullAll();
-        if (held) throw held; // after the pull: one gallery's trouble does not stop the others
+        const pushHeld = await this.pushAll();
+        const pullHeld = await this.pullAll();
+        // reported after both: one gallery's trouble does not stop the others
+        const held = pushHeld ?? pullHeld;
+        if (held) throw held;
 
         const now = Date.now();
         await outbox.setLastSyncedAt(now);
@@ -142,8 +144,11 @@ export class Replicator {
   private async pushAll(): Promise<SyncError | undefined> {
     const { outbox, client, keys, status, options } = this.deps;
     const blocked = new Map<string, SyncError>();
+    // read once (a week offline may have queued thousands); changes queued meanwhile go in the next run
+    let queue = await outbox.peek(Number.MAX_SAFE_INTEGER);
     for (;;) {
-      const entries = (await outbox.peek(Number.MAX_SAFE_INTEGER)).filter((e) => !blocked.has(e.change.gallery)).slice(0, options.batchSize);
+      queue = queue.filter((e) => !blocked.has(e.change.gallery));
+      const entries = queue.slice(0, options.batchSize);
       if (entries.length === 0) break;
       const sent: typeof entries = [];
       const wire: Change[] = [];
@@ -157,7 +162,7 @@ export class Replicator {
           break; // later entries may be of the same gallery: they must not overtake this one
         }
       }
-      if (wire.length === 0) continue;
+      if (wire.length === 0) continue; // the first entry's gallery is blocked now: filtered out above
       const results = await client.push(wire);
       for (const r of results) {
         // DUPLICATE_TEMPLATE: the service has that template already (a re-sent one after a crash): nothing to report
@@ -168,13 +173,29 @@ export class Replicator {
       for (const [gallery, ids] of enrolled) await outbox.markKnown(gallery, ids);
       // answered (accepted or refused): done with them; a retry after a lost reply is answered from the service's log
       await outbox.remove(sent.map((e) => e.seq));
+      const done = new Set(sent.map((e) => e.seq));
+      queue = queue.filter((e) => !done.has(e.seq));
       status.update({ pending: await outbox.count() });
     }
     return blocked.values().next().value;
   }
 
-  private async pullAll(): Promise<void> {
-    const { outbox, client, keys, status, options, applier, appId, modelId } = this.deps;
+  /**
+   * Pulls to the end of the log. A gallery that cannot be opened (no or a wrong passphrase)
+   * is held back from the cursor where it failed while the others go on; each run first
+   * catches held galleries up (with a `galleries` filter) once their key opens. Returns the
+   * failure of a gallery still held, if any.
+   */
+  private async pullAll(): Promise<SyncError | undefined> {
+    const { outbox, client, status, options } = this.deps;
+    const held = await outbox.held();
+    let failure: SyncError | undefined;
+    for (const [gallery, from] of Object.entries(held)) {
+      const stillHeld = await this.catchUp(gallery, from);
+      if (stillHeld) failure ??= stillHeld;
+      else delete held[gallery];
+      await outbox.setHeld(held);
+    }
     let cursor = await outbox.cursor();
     for (;;) {
       let page;
@@ -186,16 +207,41 @@ export class Replicator {
         status.warn(error.failure);
         cursor = '0';
         await outbox.setCursor(cursor);
+        await outbox.setHeld({});
         continue;
       }
-      const pending: LocalChange[] = await outbox.all();
-      const applied = await applyPage({ store: applier, appId, keys, modelId, pending, warn: (f) => status.warn(f) }, page.changes);
-      for (const [gallery, ids] of applied.seen) await outbox.markKnown(gallery, ids);
+      const applied = await this.apply(page.changes, new Set(Object.keys(held)));
+      for (const [gallery, error] of applied.held) {
+        held[gallery] = cursor; // from before this page: none of its changes of that gallery were applied
+        failure ??= error;
+      }
+      if (applied.held.size > 0) await outbox.setHeld(held);
       cursor = page.cursor;
       await outbox.setCursor(cursor);
       status.update({ cursor });
-      if (!page.more) return;
+      if (!page.more) return failure;
     }
+  }
+
+  /** Pulls one held gallery from `from`; its failure when it still cannot be opened. */
+  private async catchUp(gallery: string, from: string): Promise<SyncError | undefined> {
+    let after = from;
+    for (;;) {
+      const page = await this.deps.client.pull(after, [gallery]);
+      const applied = await this.apply(page.changes, new Set());
+      const error = applied.held.get(gallery);
+      if (error) return error;
+      after = page.cursor;
+      if (!page.more) return undefined;
+    }
+  }
+
+  private async apply(changes: readonly PulledChange[], held: ReadonlySet<string>): Promise<Applied> {
+    const { outbox, keys, status, applier, appId, modelId } = this.deps;
+    const pending: LocalChange[] = await outbox.all();
+    const applied = await applyPage({ store: applier, appId, keys, modelId, pending, held, warn: (f) => status.warn(f) }, changes);
+    for (const [gallery, ids] of applied.seen) await outbox.markKnown(gallery, ids);
+    return applied;
   }
 
   /**
