@@ -44,6 +44,19 @@ async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; answer: T 
 }
 
 const detect = (name: string) => timed(() => need().detect({ image: file(name) }));
+
+/** /detect with the engine's per-stage timings (diagnostics.onTimings): where a browser's time goes. */
+async function detectStages(name: string) {
+  const e = need();
+  let stages: Record<string, number> | undefined;
+  const unsubscribe = e.diagnostics.onTimings((event) => void (stages = { ...event.timings }));
+  try {
+    const { ms, answer } = await timed(() => e.detect({ image: file(name), selector: 'LIVENESS' }));
+    return { ms, faces: 'images' in answer ? answer.images[0]!.faces.length : 0, stages };
+  } finally {
+    unsubscribe();
+  }
+}
 const enroll = (name: string, subject_id: string, gallery_name: string) => timed(() => need().enroll({ image: file(name), subject_id, gallery_name }));
 const verify = (name: string, subject_id: string, gallery_name: string) => timed(() => need().verify({ image: file(name), subject_id, gallery_name }));
 const recognize = (name: string, gallery_name: string) => timed(() => need().recognize({ image: file(name), gallery_name }));
@@ -226,4 +239,4 @@ function stop() {
   engine = undefined;
 }
 
-expose({ putFile, start, detect, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, shims, enrollWithFailingStore, stop });
+expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, shims, enrollWithFailingStore, stop });
