@@ -12,8 +12,10 @@ export interface LocalPostgres {
   url: string;
   dir: string;
   port: number;
+  /** whether this call started the cluster (false: it was already running) */
+  started: boolean;
   stop(mode?: 'fast' | 'immediate'): void;
-  start(): void;
+  start(): boolean;
 }
 
 function binDir(): string {
@@ -40,15 +42,16 @@ export async function startLocalPostgres(dir: string, port: number): Promise<Loc
     run('initdb', ['-D', data, '-U', 'sync', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
   }
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${data} -c max_connections=200 -c fsync=on`;
-  const start = () => {
+  const start = (): boolean => {
     try {
       run('pg_ctl', ['-D', data, 'status']);
-      return; // already running (a previous `npm run sync-server` left it up)
+      return false; // already running (another `npm run sync-server` uses it)
     } catch {
       run('pg_ctl', ['-D', data, '-o', options, '-l', path.join(data, 'server.log'), '-w', '-t', '60', 'start']);
+      return true;
     }
   };
-  start();
+  const started = start();
   const admin = new pg.Client({ connectionString: `postgres://sync@127.0.0.1:${port}/postgres` });
   await admin.connect();
   try {
@@ -61,6 +64,7 @@ export async function startLocalPostgres(dir: string, port: number): Promise<Loc
     url: `postgres://sync@127.0.0.1:${port}/sync`,
     dir: data,
     port,
+    started,
     start,
     stop: (mode = 'fast') => {
       try {

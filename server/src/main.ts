@@ -8,7 +8,7 @@ import { parseAppList, upsertApp } from './apps.ts';
 import { buildApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { createPool } from './db.ts';
-import { startLocalPostgres } from './local-postgres.ts';
+import { startLocalPostgres, type LocalPostgres } from './local-postgres.ts';
 import { migrate } from './migrations.ts';
 import { NotifyHub } from './notify.ts';
 
@@ -17,12 +17,17 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 async function main(): Promise<void> {
   const config = readConfig();
   let url = config.DATABASE_URL;
+  let local: LocalPostgres | undefined;
   if (!url) {
     const port = Number(process.env.PGPORT ?? 5433);
-    const local = await startLocalPostgres(path.join(here, '..', '.data', 'pg'), port);
+    local = await startLocalPostgres(path.join(here, '..', '.data', 'pg'), port);
     url = local.url;
-    console.log(`sync: local PostgreSQL in ${local.dir} on port ${port} (stop it: pg_ctl -D ${local.dir} stop)`);
+    console.log(`sync: local PostgreSQL in ${local.dir} on port ${port}${local.started ? ' (stopped again when this process ends)' : ' (already running: left as it is)'}`);
   }
+  // the cluster this process started is stopped with it (one it found running is not)
+  const stopLocal = () => {
+    if (local?.started) local.stop('fast');
+  };
   const pool = createPool(url, config.SYNC_POOL_SIZE);
   const applied = await migrate(pool);
   if (applied.length) console.log(`sync: migrations applied: ${applied.join(', ')}`);
@@ -34,6 +39,7 @@ async function main(): Promise<void> {
     await upsertApp(pool, appId, appKey);
     console.log(`sync: app ${appId} ready`);
     await pool.end();
+    stopLocal();
     return;
   }
   for (const { appId, appKey } of parseAppList(config.SYNC_APPS)) await upsertApp(pool, appId, appKey);
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
     await hub.stop();
     await pool.end();
     await readPool?.end();
+    stopLocal();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown());
