@@ -1,7 +1,7 @@
 // The demo app (loaded by main.ts after the first paint): starts the engine (models in a
 // worker, galleries and media in IndexedDB), answers https://api.kairos.com/… in-page, and
 // mounts one screen per tab.
-import { createEngine, DEMO_CREDENTIALS, installFetchShim } from '../index.ts';
+import { DEMO_CREDENTIALS } from '../api/options.ts';
 import { demoSyncOptions, mountSyncBadge } from './galleries/sync-badge.ts';
 import { mountDetect } from './sections/detect.ts';
 import { mountDeveloper } from './sections/developer.ts';
@@ -48,6 +48,8 @@ export function runApp(): void {
     // next to the page, not at the site root: the built app works under any base path
     // sync: only when the page was opened with a team's sync service (src/demo/galleries/sync-badge.ts)
     const sync = demoSyncOptions();
+    // the engine's code is its own chunk, run in its own task (not with the screens' code)
+    const { createEngine, installFetchShim } = await import('../index.ts');
     const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/', ...(sync ? { sync } : {}) });
     installFetchShim(engine);
     engineReady.resolve();

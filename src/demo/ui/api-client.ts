@@ -2,7 +2,8 @@
 // the in-page fetch shim, so the developer panel can show each exact request and response.
 // Calls the HTTP surface has no shape for (progress, export, thumbnails) go through the
 // typed ESM API and are logged too, as what they are.
-import { DEFAULT_BASE_URLS } from '../../index.ts';
+// the one constant, not the engine's entry: the screens load before the engine's code does
+import { DEFAULT_BASE_URLS } from '../../api/base-url.ts';
 import { formatBytes } from './dom.ts';
 
 export interface Exchange {
