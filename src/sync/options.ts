@@ -11,8 +11,8 @@ export const SyncOptionsSchema = z.object({
   galleries: z.array(z.string().min(1)).optional(),
   /** team passphrase: galleries are end-to-end encrypted (docs/sync.md); the service sees only ciphertext */
   passphrase: z.string().min(1).optional(),
-  /** send the enrolled photos too (default false: templates only) */
-  photos: z.boolean().default(false),
+  /** send the enrolled photos too: true for every shared gallery, or the galleries that ask for it (default false: templates only) */
+  photos: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
   /** pull this often even without a live nudge (ms); the event stream normally makes it moot */
   pollMs: z.number().int().min(1000).default(30_000),
   /** changes per push request */
@@ -20,3 +20,8 @@ export const SyncOptionsSchema = z.object({
 });
 export type SyncOptions = z.infer<typeof SyncOptionsSchema>;
 export type SyncOptionsInput = z.input<typeof SyncOptionsSchema>;
+
+/** whether `gallery`'s photos go to the service */
+export function sharesPhotos(options: Pick<SyncOptions, 'photos'>, gallery: string): boolean {
+  return options.photos === true || (Array.isArray(options.photos) && options.photos.includes(gallery));
+}

@@ -9,7 +9,7 @@ import { changesOf, toWire } from './codec.ts';
 import { SyncError, toSyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
 import type { LocalChange, Outbox } from './outbox.ts';
-import type { SyncOptions } from './options.ts';
+import { sharesPhotos, type SyncOptions } from './options.ts';
 import type { Change, PulledChange } from './protocol.ts';
 import type { StatusFeed } from './status.ts';
 
@@ -56,7 +56,7 @@ export class Replicator {
   /** The engine store's hook: a committed local write of a shared gallery goes to the outbox. */
   record(write: CommittedWrite): void {
     if (this.closed || write.appId !== this.deps.appId || !this.shares(write.gallery)) return;
-    const changes = changesOf(write, this.deps.options.photos);
+    const changes = changesOf(write, sharesPhotos(this.deps.options, write.gallery));
     this.queued = this.queued
       .then(() => this.deps.outbox.add(changes))
       .then(async () => this.deps.status.update({ pending: await this.deps.outbox.count() }))
@@ -255,13 +255,14 @@ export class Replicator {
     const queued = new Set((await outbox.all()).flatMap((c) => (c.kind === 'enroll' ? [c.templateId] : [])));
     for (const gallery of (await applier.listGalleries(appId)).filter((g) => this.shares(g))) {
       const known = await outbox.known(gallery);
-      const contents = await applier.readGallery(appId, gallery, { images: options.photos });
+      const photos = sharesPhotos(options, gallery);
+      const contents = await applier.readGallery(appId, gallery, { images: photos });
       const missing = contents.templates.filter((t) => !known.has(t.faceId) && !queued.has(t.faceId));
       if (missing.length === 0) continue;
-      const photos = await Promise.all(
+      const images = await Promise.all(
         contents.images.map(async (i) => ({ subject: i.subject, imageKey: i.imageKey, bytes: await i.blob.arrayBuffer(), type: i.blob.type })),
       );
-      await outbox.add(changesOf({ kind: 'added', appId, gallery, templates: missing, photos }, options.photos));
+      await outbox.add(changesOf({ kind: 'added', appId, gallery, templates: missing, photos: images }, photos));
     }
     this.deps.status.update({ pending: await outbox.count() });
   }

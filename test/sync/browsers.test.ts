@@ -91,6 +91,9 @@ describe('two browsers, one gallery', () => {
     const answer = await b.call<{ images: { candidates?: { subject_id: string }[] }[] }>('recognize', gallery, OBAMA_2);
     expect(answer.images[0]?.candidates?.[0]?.subject_id).toBe('obama');
     console.log(`sync: A's enroll searchable in B after ${ms.toFixed(0)} ms`);
+    // photos stay home unless a gallery asks for them: B has the template, not the photo
+    expect(await b.call<number | null>('photoBytes', gallery, 'obama', enrolled.face_id)).toBeNull();
+    expect(await a.call<number | null>('photoBytes', gallery, 'obama', enrolled.face_id)).toBeGreaterThan(1000);
 
     await b.call('removeSubject', gallery, 'obama');
     const gone = await until(async () => (await a.call<string[]>('templateIds', gallery)).length === 0, 2000, 'A lost the template');
@@ -150,7 +153,7 @@ describe('end-to-end encrypted gallery', () => {
   const passphrase = 'correct horse battery staple';
 
   it('the database holds no embedding, photo or subject name in clear; the same passphrase converges; none or a wrong one is a clear error', async () => {
-    const c = await client({ passphrase, photos: true });
+    const c = await client({ passphrase, photos: [gallery] });
     const enrolled = await c.call<{ face_id: string }>('enroll', gallery, 'barack', OBAMA);
     await c.call('syncNow');
     expect((await c.call<SyncStatus>('status')).error).toBeNull();
@@ -187,6 +190,8 @@ describe('end-to-end encrypted gallery', () => {
     await until(async () => (await d.call<string[]>('templateIds', gallery)).includes(enrolled.face_id), 20_000, 'D decrypted the template');
     const answer = await d.call<{ images: { candidates?: { subject_id: string }[] }[] }>('recognize', gallery, OBAMA_2);
     expect(answer.images[0]?.candidates?.[0]?.subject_id).toBe('barack');
+    // C shares this gallery's photos (inside the ciphertext): D has the very photo
+    expect(await d.call<number | null>('photoBytes', gallery, 'barack', enrolled.face_id)).toBe(Buffer.from(OBAMA, 'base64').length);
 
     const without = await client({});
     const wrong = await client({ passphrase: 'not the passphrase' });

@@ -36,6 +36,11 @@ const api = {
     }
     return ids.sort();
   },
+  /** whether the template's photo is stored here, and its size */
+  async photoBytes(gallery: string, subject: string, faceId: string): Promise<number | null> {
+    const r = await need().templateImage({ gallery_name: gallery, subject_id: subject, face_id: faceId });
+    return r && 'image' in r ? r.image.size : null;
+  },
   async exportGallery(gallery: string) {
     return need().exportGallery({ gallery_name: gallery, include_images: true });
   },
