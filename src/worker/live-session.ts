@@ -13,7 +13,7 @@ import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';
 import { iou, overlapOfSmaller, type Box } from '../vision/geometry.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
-import { runDetectorStep, uprightDetectorSteps, type DetectorStep } from './face-detector.ts';
+import { runDetectorStep, uprightDetectorSteps, type DetectorStep, type EdgeSearch } from './face-detector.ts';
 import { DETECTION } from './image-analysis.ts';
 import { SceneCutDetector } from './scene-cut.ts';
 import type { ModelRegistry } from './model-registry.ts';
@@ -52,6 +52,13 @@ const FOLLOW_CHECK_MIN_MESH_SCORE = 0.05;
 const CONFIRM_MIN_SCORE = DETECTION.fullMinScore;
 /** the confirming detector view's side over the mesh box's */
 const CONFIRM_VIEW = 2;
+/**
+ * Live sweeps keep the unpadded whole-frame runs: with /detect's mirrored pad
+ * (DETECTION.edges) test/browser/live.test.ts failed twice — a frame of the synthetic clip without
+ * exactly one face, and one track id given to Barack and then Michelle Obama in the Hamilton
+ * audience (measured 2026-11-25; the cause not yet isolated).
+ */
+const LIVE_EDGES: EdgeSearch = { pad: 0, fill: 'black', wholeAsPass: false };
 /** the tracker's nearness reach for live video, in face sizes (see tracker below) */
 const LIVE_MAX_CENTRE_SHIFT = 0.5;
 
@@ -148,7 +155,7 @@ export class LiveSession {
   private detectorSteps(image: { width: number; height: number }): DetectorStep[] {
     const key = `${image.width}x${image.height}`;
     if (this.plan?.key !== key) {
-      this.plan = { key, steps: uprightDetectorSteps(image.width, image.height, { detector: DETECTION.detector, minFace: this.minFace(image), edges: DETECTION.edges }) };
+      this.plan = { key, steps: uprightDetectorSteps(image.width, image.height, { detector: DETECTION.detector, minFace: this.minFace(image), edges: LIVE_EDGES }) };
     }
     return this.plan.steps;
   }
@@ -272,7 +279,7 @@ export class LiveSession {
       const { faces: found } = await runDetectorStep(
         image,
         this.sweep.shift()!,
-        { detector: DETECTION.detector, minFace: this.minFace(image), minScore: DETECTION.minScore, edges: DETECTION.edges },
+        { detector: DETECTION.detector, minFace: this.minFace(image), minScore: DETECTION.minScore, edges: LIVE_EDGES },
         this.models,
         this.crops,
       );
