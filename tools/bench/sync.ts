@@ -96,6 +96,8 @@ async function spawnService(proc: ServiceProc, databaseUrl: string): Promise<voi
 // ---- simulated clients ----
 
 interface Stats {
+  /** (highest seq of a push's reply, when the reply arrived) */
+  acks: { seq: number; t: number }[];
   pushes: number;
   pushMs: number[];
   pulls: number;
@@ -168,6 +170,7 @@ class Client {
       const reply = PushResponseSchema.parse(await this.request('/v1/push', { method: 'POST', body: JSON.stringify({ changes: batch }) }, true));
       for (const r of reply.results) if (r.status !== 'accepted') throw new Error(`rejected: ${JSON.stringify(r)}`);
       this.stats.pushes++;
+      this.stats.acks.push({ seq: Math.max(...reply.results.map((r) => (r.status === 'accepted' ? r.seq : 0))), t: performance.now() });
       this.state.outbox.splice(0, batch.length);
     }
   }
@@ -240,12 +243,31 @@ async function main(): Promise<void> {
     await Promise.all(services.map((s) => spawnService(s, cluster!.url)));
     const ports = services.map((s) => s.port);
 
-    const stats: Stats = { pushes: 0, pushMs: [], pulls: 0, pullMs: [], retries: 0 };
+    const stats: Stats = { acks: [], pushes: 0, pushMs: [], pulls: 0, pullMs: [], retries: 0 };
     const states: ClientState[] = Array.from({ length: CLIENTS }, (_, id) => ({ id, outbox: [], cursor: '0', alive: new Map(), enrolled: [], removed: new Set() }));
     const total = CLIENTS * (ENROLLS + REMOVES);
     const progress = () => states.reduce((n, s) => n + s.enrolled.length + s.removed.size - s.outbox.length, 0) / total;
     let killMidPush = FAULTS;
     const victimClient = 7 % CLIENTS;
+
+    // a browser's view of the live nudge: one event stream on process 2, whichever process took the push
+    const nudges: { seq: number; t: number }[] = [];
+    const observer = new AbortController();
+    const observing = (async () => {
+      while (!observer.signal.aborted) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${ports[1]}/v1/events`, { headers: { app_id: APP.id, app_key: APP.key }, signal: observer.signal });
+          const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            for (const m of value.matchAll(/data: \{"seq":(\d+)\}/g)) if (Number(m[1]) > 0) nudges.push({ seq: Number(m[1]), t: performance.now() });
+          }
+        } catch {
+          await sleep(200);
+        }
+      }
+    })();
 
     const began = performance.now();
     const runs = states.map(async (state) => {
@@ -278,6 +300,25 @@ async function main(): Promise<void> {
 
     await Promise.all([...runs, chaos]);
     const loadSeconds = (performance.now() - began) / 1000;
+    await sleep(1000);
+    observer.abort();
+    await observing;
+    // nudge latency: from a push's reply to the first nudge covering its seq on the other stream
+    nudges.sort((a, b) => a.seq - b.seq);
+    const nudgeMs: number[] = [];
+    let missed = 0;
+    for (const ack of stats.acks) {
+      let lo = 0;
+      let hi = nudges.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (nudges[mid]!.seq < ack.seq) lo = mid + 1;
+        else hi = mid;
+      }
+      const nudge = nudges[lo];
+      if (nudge) nudgeMs.push(Math.max(0, nudge.t - ack.t));
+      else missed++;
+    }
     await Promise.all(states.map((s) => new Client(s, ports, stats).pull()));
 
     // ---- the checks ----
@@ -320,6 +361,9 @@ async function main(): Promise<void> {
       pullP50: percentile(stats.pullMs, 50),
       pullP95: percentile(stats.pullMs, 95),
       retries: stats.retries,
+      nudgeP50: percentile(nudgeMs, 50),
+      nudgeP95: percentile(nudgeMs, 95),
+      nudgesMissed: missed,
       mbPer100k: (perTemplate * 100_000) / 1e6,
       faults,
       problems,
@@ -338,7 +382,7 @@ async function main(): Promise<void> {
   }
 }
 
-function writeDoc(r: { date: string; cores: number; load: number; clients: number; enrolls: number; removes: number; batch: number; seconds: number; pushes: number; pushesPerSecond: number; changesPerSecond: number; pushP50: number; pushP95: number; pulls: number; pullP50: number; pullP95: number; retries: number; mbPer100k: number; faults: string[]; problems: string[] }): void {
+function writeDoc(r: { nudgeP50: number; nudgeP95: number; nudgesMissed: number; date: string; cores: number; load: number; clients: number; enrolls: number; removes: number; batch: number; seconds: number; pushes: number; pushesPerSecond: number; changesPerSecond: number; pushP50: number; pushP95: number; pulls: number; pullP50: number; pullP95: number; retries: number; mbPer100k: number; faults: string[]; problems: string[] }): void {
   const f = (n: number, d = 0) => n.toFixed(d);
   const section = `${START}
 ## Sync service under load (bench:sync, ${r.date})
@@ -359,6 +403,7 @@ serialised by the services and parsed by the clients in total), which is where m
 | changes/s | ${f(r.changesPerSecond)} |
 | push latency p50 / p95 | ${f(r.pushP50)} / ${f(r.pushP95)} ms |
 | pull latency p50 / p95 (${r.pulls} pulls, up to 1000 changes each) | ${f(r.pullP50)} / ${f(r.pullP95)} ms |
+| live nudge: a push's reply → the event on the other process's stream, p50 / p95 | ${f(r.nudgeP50)} / ${f(r.nudgeP95)} ms${r.nudgesMissed ? ` (${r.nudgesMissed} pushes never nudged: LISTEN connection down during the database restart; clients pull on the reconnect nudge)` : ''} |
 | requests retried (process killed, database restarting) | ${r.retries} |
 | database size per 100k templates (tables, indexes, TOAST; log included) | ${f(r.mbPer100k)} MB |
 
