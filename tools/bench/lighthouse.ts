@@ -9,7 +9,7 @@ import lighthouse from 'lighthouse';
 import { chromiumArgs, chromiumPath } from '../browser-env.ts';
 import { serveBuiltSite } from '../harness/built-site.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
-import { pct, writeBetweenMarkers } from './report.ts';
+import { pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const arg = (name: string) => {
@@ -43,6 +43,8 @@ const site = await serveBuiltSite(ROOT, join(outDir, 'site'));
 const runs: Run[] = [];
 try {
   for (let i = 0; i < RUNS; i++) {
+    // total blocking time follows the machine's load (Lighthouse scales the observed tasks)
+    await waitForIdle(60);
     const before = cpuSnapshot();
     // a fresh profile per run: a first visit (no service worker, no HTTP cache)
     const userDataDir = join(outDir, `profile-${i}`);
