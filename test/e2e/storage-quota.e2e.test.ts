@@ -61,32 +61,43 @@ async function openDemo(quota?: number): Promise<number> {
 
 beforeAll(async () => {
   browser = await launchBrowser('pattern');
-  // what the app itself keeps at start, measured in a first profile; the test's profile gets 1.2 MB more
+  // what the app itself keeps at start, measured in a first profile; the test's profile gets 1.6 MB more
   const startUsage = await openDemo();
   await page.context().close();
-  await openDemo(startUsage + 1_200_000);
+  await openDemo(startUsage + 1_600_000);
 });
 afterAll(() => browser?.close());
 
 test('a write past the quota answers 3004 / 507, changes nothing, and succeeds once space is freed', async () => {
-  // 0.35 + 0.27 MB of photos in one gallery, 0.04 MB in another: ~0.7 MB of 1.2 MB with IndexedDB's own overhead
-  for (const [file, subject] of [['faces/biden/biden.jpg', 'biden'], ['faces/biden/biden2.jpg', 'biden']] as const) {
+  // 1.3 MB of photos in one gallery, 0.04 MB in another: ~1.35 MB of 1.6 MB with IndexedDB's own overhead
+  const spare = [
+    ['faces/biden/biden.jpg', 'biden'],
+    ['faces/biden/biden2.jpg', 'biden'],
+    ['faces/obama/obama.jpg', 'obama'],
+    ['faces/obama/obama-1080p.jpg', 'obama'],
+  ] as const;
+  for (const [file, subject] of spare) {
     const [status, body] = await enroll(file, subject, 'spare');
     expect(status, JSON.stringify(body)).toBe(200);
   }
   expect((await enroll('faces/obama/obama-240p.jpg', 'obama', 'team'))[0]).toBe(200);
   const before = await galleries();
 
-  // 0.89 MB more does not fit
+  // 0.89 MB more is 0.6 MB past the quota
   const [status, body] = await enroll('faces/obama/obama2_rgba32.png', 'obama', 'team');
   expect(status).toBe(507);
   expect(body).toMatchObject({ Errors: [{ ErrCode: 3004 }] });
   expect((body.Errors as { Message: string }[])[0]!.Message).toMatch(/storage is full.*remove galleries.*navigator\.storage\.persist\(\)/);
   expect(await galleries()).toBe(before);
 
-  // what docs/api.md tells the user to do: remove a gallery, then try again
+  // what docs/api.md tells the user to do: remove a gallery (1.3 MB freed), then try again;
+  // Chromium may count the freed space a moment late, so the write is tried a few times
   expect((await call('/gallery/remove', { gallery_name: 'spare' }))[0]).toBe(200);
-  const [again, answer] = await enroll('faces/obama/obama2_rgba32.png', 'obama', 'team');
+  let [again, answer] = await enroll('faces/obama/obama2_rgba32.png', 'obama', 'team');
+  for (let attempt = 1; again === 507 && attempt < 5; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    [again, answer] = await enroll('faces/obama/obama2_rgba32.png', 'obama', 'team');
+  }
   expect(again, JSON.stringify(answer)).toBe(200);
   const [, subject] = await call('/gallery/view_subject', { gallery_name: 'team', subject_id: 'obama' });
   expect(subject.face_ids).toHaveLength(2);
