@@ -13,7 +13,14 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 /** Runs `work` in one transaction on one connection, rolling back on any failure. */
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // a checked-out client has no listener of the pool's: its 'error' (PostgreSQL restarting
+  // under it) would be unhandled and end the process — measured in bench:sync. The query in
+  // flight rejects anyway; the client is then not given back to the pool.
   let broken = false;
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('begin');
     const result = await work(client);
@@ -26,6 +33,7 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
     throw error;
   } finally {
     // a connection that failed mid-transaction is not given back to the pool
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }

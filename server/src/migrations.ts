@@ -3,6 +3,7 @@
 // migration runs in the same transaction as its row in schema_migrations, so a step is
 // applied exactly once or not at all. Shipped steps are never edited; add a new one.
 import type { Pool } from 'pg';
+import { transaction } from './db.ts';
 
 /** pg_advisory_xact_lock key of the migration step ("kibsync" in ASCII) */
 const MIGRATION_LOCK = 0x6b696273796e63;
@@ -83,9 +84,8 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
 ];
 
 export async function migrate(pool: Pool): Promise<number[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  // one transaction: the lock, every missing step and its row commit together or not at all
+  return transaction(pool, async (client) => {
     await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
     const done = new Set((await client.query<{ id: number }>('select id from schema_migrations')).rows.map((r) => r.id));
@@ -96,12 +96,6 @@ export async function migrate(pool: Pool): Promise<number[]> {
       await client.query('insert into schema_migrations (id, name) values ($1, $2)', [step.id, step.name]);
       applied.push(step.id);
     }
-    await client.query('commit');
     return applied;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -37,6 +37,7 @@ export class NotifyHub {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    this.retry = undefined;
     await this.client?.end().catch(() => {});
   }
 
@@ -49,20 +50,34 @@ export class NotifyHub {
       await client.connect();
       await client.query('listen sync_changes');
     } catch (error) {
-      await client.end().catch(() => {});
+      // not awaited: a connection refused while the server starts up may never end cleanly,
+      // and waiting for it stopped the retries (measured: nudges never came back after a restart)
+      void client.end().catch(() => {});
       if (!reconnecting) throw error;
-      this.lost(client);
+      this.retryLater();
+      return;
+    }
+    if (this.stopped) {
+      void client.end().catch(() => {});
       return;
     }
     this.client = client;
     if (reconnecting) for (const own of this.streams.values()) for (const nudge of own) nudge(0);
   }
 
+  /** The listening connection broke: connect again (events of failed attempts are not ours to act on). */
   private lost(client: pg.Client): void {
-    if (this.stopped || (this.client !== client && this.client !== undefined)) return;
+    if (this.stopped || client !== this.client) return;
     this.client = undefined;
-    clearTimeout(this.retry);
-    this.retry = setTimeout(() => void this.connect(true), 500);
+    this.retryLater();
+  }
+
+  private retryLater(): void {
+    if (this.stopped || this.retry !== undefined) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.connect(true);
+    }, 500);
   }
 
   private deliver(payload: string | undefined): void {

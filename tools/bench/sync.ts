@@ -73,6 +73,9 @@ function embedding(): string {
 interface ServiceProc {
   port: number;
   child?: ChildProcess;
+  /** exits nobody asked for (a crash is a failure of the run) */
+  crashes?: string[];
+  killing?: boolean;
 }
 
 async function spawnService(proc: ServiceProc, databaseUrl: string): Promise<void> {
@@ -82,6 +85,10 @@ async function spawnService(proc: ServiceProc, databaseUrl: string): Promise<voi
   });
   proc.child = child;
   let output = '';
+  child.once('exit', (code, signal) => {
+    if (!proc.killing) (proc.crashes ??= []).push(`service on port ${proc.port} exited (${code ?? signal}): ${output.slice(-300)}`);
+    proc.killing = false;
+  });
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -286,6 +293,7 @@ async function main(): Promise<void> {
     const chaos = (async () => {
       if (!FAULTS) return;
       while (progress() < 0.25) await sleep(100);
+      services[0]!.killing = true;
       services[0]!.child!.kill('SIGKILL');
       faults.push(`service process 1 killed (SIGKILL) at ${(progress() * 100).toFixed(0)}%`);
       await sleep(2000);
@@ -333,6 +341,7 @@ async function main(): Promise<void> {
     if (dbAlive.size !== expected.size || [...expected].some((id) => !dbAlive.has(id))) problems.push(`database has ${dbAlive.size} live templates, expected ${expected.size}`);
     if (enrollRows !== CLIENTS * ENROLLS || templatesTotal !== CLIENTS * ENROLLS) problems.push(`enroll log rows ${enrollRows} / template rows ${templatesTotal}, expected ${CLIENTS * ENROLLS} each (a duplicate or a loss)`);
     if (removeRows !== CLIENTS * REMOVES) problems.push(`removal log rows ${removeRows}, expected ${CLIENTS * REMOVES}`);
+    for (const s of services) problems.push(...(s.crashes ?? []));
     const differing = states.filter((s) => s.alive.size !== dbAlive.size || [...s.alive.keys()].some((id) => !dbAlive.has(id))).length;
     if (differing) problems.push(`${differing} clients' pulled state differs from the database`);
 
@@ -375,7 +384,10 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     } else console.log('bench:sync: every client equals the database; nothing lost, nothing duplicated');
   } finally {
-    for (const s of services) s.child?.kill('SIGTERM');
+    for (const s of services) {
+      s.killing = true;
+      s.child?.kill('SIGTERM');
+    }
     await sleep(500);
     cluster?.stop('immediate');
     rmSync(parent, { recursive: true, force: true });
