@@ -42,6 +42,12 @@ export interface EdgeSearch {
   fill: 'mirror' | 'black';
   /** the whole frame at the nominal size runs as a padded frame pass too, instead of the square view */
   wholeAsPass: boolean;
+  /**
+   * padded finer passes, counted from the coarsest (default all). A pad costs most on the finer
+   * passes of a small photo (a 640×480 face: ~1.3× the /detect call with every pass padded), and
+   * faces cut by the frame are mostly large ones, which the coarse runs find.
+   */
+  paddedFinePasses?: number;
 }
 
 export interface DetectorStats {
@@ -241,7 +247,9 @@ export function uprightDetectorSteps(
   const whole: DetectorStep = options.edges?.wholeAsPass
     ? { pass: paddedPass(wholeFramePass(width, height, spec.anchors.inputSize, spec.anySizeStride), pad) }
     : { view: zoomedOutView(width, height, 1, 0) };
-  return [whole, ...passes.map((pass) => ({ pass: paddedPass(pass, pad) }))];
+  // planFramePasses lists the finest first: the last ones are the coarsest
+  const padded = Math.min(passes.length, options.edges?.paddedFinePasses ?? passes.length);
+  return [whole, ...passes.map((pass, i) => ({ pass: paddedPass(pass, i >= passes.length - padded ? pad : 0) }))];
 }
 
 /** Runs one step of uprightDetectorSteps(): its faces (merged, at least minFace high) in image pixels. */

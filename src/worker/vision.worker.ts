@@ -6,7 +6,7 @@ import { modelFileUrl, type RuntimeEnv } from '../env.ts';
 import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
-import { analyzeBitmap, analyzeImage, DETECTION, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
+import { analyzeBitmap, analyzeImage, CUT_FACE_EDGES, DETECTION, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
 import { liveWorkerApi } from './live-session.ts';
 
@@ -42,7 +42,12 @@ async function blankDetectionPass(models: ModelRegistry): Promise<number> {
 }
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 
-let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats'] }> | undefined;
+let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats']; cutFaces: boolean }> | undefined;
+
+/** The engine's cutFaces option applied to a request's detection settings (a request's own override wins). */
+function withEngineDetection(options: ImageAnalysisOptions, cutFaces: boolean): ImageAnalysisOptions {
+  return cutFaces ? { ...options, detection: { edges: CUT_FACE_EDGES, ...options.detection } } : options;
+}
 const crops = new CropRenderer();
 
 /**
@@ -70,7 +75,7 @@ const api = {
       // every request starts with the detector: its download and session begin now, while the
       // page is still getting its first image (errors surface at first use)
       models.load(DETECTION.detector).catch(() => {});
-      return { backend, models, formats: env.formats };
+      return { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? false };
     })();
     return (await ready).backend.info;
   },
@@ -108,10 +113,10 @@ const api = {
 
   /** The whole pipeline on one image: decode, detect, mesh, attributes. */
   async analyze(input: Blob | string | Uint8Array, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
-    const { models, formats } = await requireReady();
+    const { models, formats, cutFaces } = await requireReady();
     try {
       // the worker's own fetch is the real network: a page-level fetch shim never reaches here
-      return await toResult(() => analyzeImage(input, options, { models, crops, formats, fetch: globalThis.fetch.bind(globalThis) }));
+      return await toResult(() => analyzeImage(input, withEngineDetection(options, cutFaces), { models, crops, formats, fetch: globalThis.fetch.bind(globalThis) }));
     } finally {
       afterAnswer(models);
     }
@@ -119,9 +124,9 @@ const api = {
 
   /** The pipeline on a decoded frame (transfer it: the worker closes it when done). */
   async analyzeFrame(frame: ImageBitmap, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
-    const { models } = await requireReady();
+    const { models, cutFaces } = await requireReady();
     try {
-      return await toResult(() => analyzeBitmap(frame, options, { models, crops }));
+      return await toResult(() => analyzeBitmap(frame, withEngineDetection(options, cutFaces), { models, crops }));
     } finally {
       frame.close();
       afterAnswer(models);
