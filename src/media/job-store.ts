@@ -8,9 +8,9 @@
 // queued/processing with its source (it is restarted) or complete with its result — never a
 // half-written result. Every transaction is bounded (src/store/transaction.ts): one the
 // browser never settles is aborted and reported, never left waiting.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import { EngineError } from '../errors.ts';
-import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime } from '../store/transaction.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from '../store/transaction.ts';
 import type { CompleteMedia, JobRecord, SourceRecord, StoredSourceRecord } from './schema.ts';
 
 export const MEDIA_DB_VERSION = 1;
@@ -130,19 +130,10 @@ export class JobStore {
   /** The downloaded bytes of a URL source, with what they turned out to be; false when the job is gone. */
   async saveDownloadedSource(appId: string, id: string, blob: Blob, kind: Pick<JobRecord, 'mimeType' | 'type'>): Promise<boolean> {
     const stored = await storedSource({ appId, id, blob });
-    const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
-    return atomically(
-      tx,
-      async (enqueue) => {
-        const jobs = tx.objectStore('jobs');
-        const job = await jobs.get([appId, id]);
-        if (!job) return false;
-        enqueue(jobs.put({ ...job, ...kind }));
-        enqueue(tx.objectStore('sources').put(stored));
-        return true;
-      },
-      this.timeoutMs,
-    );
+    return this.rewriteJob(appId, id, (job, tx, enqueue) => {
+      enqueue(tx.objectStore('jobs').put({ ...job, ...kind }));
+      enqueue(tx.objectStore('sources').put(stored));
+    });
   }
 
   /**
@@ -150,33 +141,34 @@ export class JobStore {
    * nothing written) when the job was deleted meanwhile: a cancelled job never comes back.
    */
   async complete(appId: string, id: string, media: CompleteMedia, finishedAt: number): Promise<boolean> {
-    const tx = this.db.transaction(['jobs', 'sources', 'results'], 'readwrite');
-    return atomically(
-      tx,
-      async (enqueue) => {
-        const jobs = tx.objectStore('jobs');
-        const job = await jobs.get([appId, id]);
-        if (!job) return false;
-        enqueue(jobs.put({ ...job, state: 'complete', finishedAt }));
-        enqueue(tx.objectStore('results').put({ appId, id, media }));
-        enqueue(tx.objectStore('sources').delete([appId, id]));
-        return true;
-      },
-      this.timeoutMs,
-    );
+    return this.rewriteJob(appId, id, (job, tx, enqueue) => {
+      enqueue(tx.objectStore('jobs').put({ ...job, state: 'complete', finishedAt }));
+      enqueue(tx.objectStore('results').put({ appId, id, media }));
+      enqueue(tx.objectStore('sources').delete([appId, id]));
+    });
   }
 
   /** The job failed for good: its state and reason; the source is dropped. */
   async fail(appId: string, id: string, error: { code: number; message: string }, finishedAt: number): Promise<boolean> {
-    const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
+    return this.rewriteJob(appId, id, (job, tx, enqueue) => {
+      enqueue(tx.objectStore('jobs').put({ ...job, state: 'failed', error, finishedAt }));
+      enqueue(tx.objectStore('sources').delete([appId, id]));
+    });
+  }
+
+  /** One bounded transaction: `write` runs only if the job still exists; false when it is gone. */
+  private rewriteJob(
+    appId: string,
+    id: string,
+    write: (job: JobRecord, tx: IDBPTransaction<MediaDB, typeof STORES, 'readwrite'>, enqueue: Enqueue) => void,
+  ): Promise<boolean> {
+    const tx = this.db.transaction(STORES, 'readwrite');
     return atomically(
       tx,
       async (enqueue) => {
-        const jobs = tx.objectStore('jobs');
-        const job = await jobs.get([appId, id]);
+        const job = await tx.objectStore('jobs').get([appId, id]);
         if (!job) return false;
-        enqueue(jobs.put({ ...job, state: 'failed', error, finishedAt }));
-        enqueue(tx.objectStore('sources').delete([appId, id]));
+        write(job, tx, enqueue);
         return true;
       },
       this.timeoutMs,
