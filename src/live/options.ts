@@ -1,5 +1,6 @@
 // engine.watch(source, options): the options (zod) and the per-frame result shapes.
 import { z } from 'zod';
+import { DEFAULT_EMOTION_MODEL, EmotionModelIdSchema } from '../models/catalog.ts';
 
 /** What runs on every frame: boxes (+ landmarks and pose), + the emotions, + recognition. */
 export const LIVE_ANALYSES = ['boxes', 'emotion', 'recognition'] as const;
@@ -29,7 +30,7 @@ export const LiveSessionOptionsSchema = z.object({
    */
   emotionEveryMs: z.number().min(0).max(60_000).default(200),
   /** the emotion classifier: faceapi-expression (the engine's default, better on the eval set) or emotion (64×64 grey, cheaper; human's) */
-  emotionModel: z.enum(['faceapi-expression', 'emotion']).default('faceapi-expression'),
+  emotionModel: EmotionModelIdSchema.default(DEFAULT_EMOTION_MODEL),
   /** a followed face's recognition embedding is refreshed this often, ms (and on a large pose change) */
   recognizeEveryMs: z.number().min(100).max(600_000).default(2000),
   /** also return the 468 mesh points per face */

@@ -1,8 +1,8 @@
 // watch()'s recognition: a live face's embedding searched in a gallery exactly as /recognize
 // searches it (same index, same model id, same calibrated confidence and threshold).
+import { EMBEDDING } from '../models/catalog.ts';
 import { similarityToConfidence } from '../service/calibration.ts';
-import { EMBEDDING } from '../service/recognition-config.ts';
-import type { RecognitionStore } from '../service/recognition-port.ts';
+import type { RecognitionStore } from '../store/recognition-port.ts';
 import type { Match } from './identity.ts';
 import type { WatchDeps } from './watch.ts';
 

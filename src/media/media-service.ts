@@ -21,12 +21,13 @@ import { raceAbort } from '../intake/abort.ts';
 import { fetchImageBytes, type FetchLike } from '../intake/fetch-image.ts';
 import { parseImageString } from '../intake/image-input.ts';
 import { internalFailure } from '../api/error-body.ts';
+import { TRACKING_EMBEDDING } from '../models/catalog.ts';
 import type { ImageAnalysis, ImageAnalysisOptions } from '../worker/image-analysis.ts';
 import type { VisionWorkerApi } from '../worker/vision.worker.ts';
 import { analyticsOf } from './analytics.ts';
 import { DEFAULT_SAMPLE_FPS, MAX_SAMPLE_FPS, sampleTimes, VideoFrameSource, type VideoFrame } from './frames.ts';
 import { JobStore, mediaDatabaseName } from './job-store.ts';
-import { FramesBuilder, TRACKING_EMBEDDING } from './people.ts';
+import { FramesBuilder } from './people.ts';
 import { JobScheduler, type Outcome } from './queue.ts';
 import {
   FAILED_STATUS_CODE,

@@ -4,6 +4,7 @@
 import type { Box } from '../vision/geometry.ts';
 import { NAMED_LANDMARKS, type FaceGeometry } from '../vision/face-mesh.ts';
 import { UNKNOWN } from '../api/field-audit.ts';
+import { TRACKING_EMBEDDING } from '../models/catalog.ts';
 import {
   ageGroup,
   attentionOf,
@@ -31,9 +32,6 @@ export interface FrameFace {
   emotion?: SevenClassProbabilities;
   embeddings?: { readonly [model: string]: Float32Array | undefined };
 }
-
-/** The embedding model whose vectors the tracker compares. */
-export const TRACKING_EMBEDDING = 'faceapi-recognition' as const;
 
 export interface FramesBuilderOptions {
   /** output the 49 named landmarks */

@@ -2,10 +2,7 @@
 // download and can precache only that (src/package/files.ts). The README's table is generated
 // from this and public/models/manifest.json (tools/models-table.ts); test/e2e/package.e2e.test.ts
 // counts the model requests of real apps against it.
-import { TRACKING_EMBEDDING } from '../media/people.ts';
-import { EMBEDDING } from '../service/recognition-config.ts';
-import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels } from '../worker/face-analyzer.ts';
-import { DETECTION } from '../worker/image-analysis.ts';
+import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels, DETECTOR_MODEL, EMBEDDING, TRACKING_EMBEDDING } from './catalog.ts';
 
 export interface Capability {
   /** what an app calls */
@@ -15,7 +12,7 @@ export interface Capability {
 }
 
 /** Detection, then the face mesh that verifies each face and gives its landmarks and pose. */
-const FACES = [DETECTION.detector, 'facemesh'] as const;
+const FACES = [DETECTOR_MODEL, 'facemesh'] as const;
 /** Age, gender and ethnicity: the models of the shipped demographics settings. */
 const DEMOGRAPHIC_MODELS = demographicsModels(DEMOGRAPHICS);
 

@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { IdSchema } from '../api/params.ts';
 import type { ServiceCall } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
+import { EMBEDDING } from '../models/catalog.ts';
 import { decodeGalleryFile, encodeGalleryFile, type GalleryFile } from '../store/gallery-file.ts';
 import type { GalleryStore } from '../store/gallery-store.ts';
 import type { Box } from '../store/schema.ts';
-import { EMBEDDING } from './recognition-config.ts';
 
 export const ExportGalleryRequestSchema = z.object({
   gallery_name: IdSchema,

@@ -5,13 +5,14 @@ import type { EnrollResponse, RecognizeResponse, VerifyResponse } from '../api/s
 import type { ServiceCall, ServiceParams, Services } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
 import { FORMAT_MIME, type ImageFormat } from '../intake/sniff.ts';
+import { EMBEDDING } from '../models/catalog.ts';
+import type { RecognitionStore } from '../store/recognition-port.ts';
 import { parseSelector, type SelectorFlags } from '../vision/selector.ts';
 import type { FaceAnalysis } from '../worker/face-analyzer.ts';
 import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import { similarityToConfidence } from './calibration.ts';
 import { clippedBox, kairosAttributes } from './face-json.ts';
-import { EMBEDDING, RECOGNIZE_DEFAULTS } from './recognition-config.ts';
-import type { RecognitionStore } from './recognition-port.ts';
+import { RECOGNIZE_DEFAULTS } from './recognition-config.ts';
 import type { VisionPort } from './vision-port.ts';
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;

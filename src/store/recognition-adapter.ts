@@ -1,8 +1,8 @@
-// The recognition services' storage port (src/service/recognition-port.ts) over the
+// The recognition services' storage port (recognition-port.ts) over the
 // IndexedDB gallery store and its in-memory search index.
 import { EngineError } from '../errors.ts';
-import type { RecognitionStore } from '../service/recognition-port.ts';
 import type { GalleryStore } from './gallery-store.ts';
+import type { RecognitionStore } from './recognition-port.ts';
 import type { GallerySearchIndex } from './search-index.ts';
 
 /** In the page (tests) or in the search index worker (RemoteSearchIndex, the engine's). */

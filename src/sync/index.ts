@@ -1,6 +1,6 @@
 // Team galleries: createEngine({ sync }) shares the account's galleries through the sync
 // service (server/), offline-first. IndexedDB stays the source of every answer; see docs/sync.md.
-import { EMBEDDING } from '../service/recognition-config.ts';
+import { EMBEDDING } from '../models/catalog.ts';
 import { GalleryStore } from '../store/gallery-store.ts';
 import { SyncClient } from './client.ts';
 import { GalleryKeys } from './gallery-keys.ts';

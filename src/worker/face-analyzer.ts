@@ -15,8 +15,13 @@ import { faceGeometry, type FaceGeometry, type MeshPoint } from '../vision/face-
 import { applyAffine, boundingBox, cropToImage, subView, type Box, type View } from '../vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../vision/quality.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
+import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
+
+// Their home is the catalog; tools/eval (run, emotion-report, attributes-variants, pages/eval,
+// pages/recognition) and tools/bench/detect.ts still import them from here: drop this once they don't.
+export { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
 
 export interface AnalysisOptions {
   /** age, gender, race: which models, at what size (off when false) */
@@ -36,23 +41,6 @@ export interface AnalysisOptions {
   /** face embeddings to compute, each on its own aligned crop */
   embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
 }
-
-/** How age, gender and race are estimated; the shipped values are chosen by `npm run eval:attributes` (docs/accuracy.md). */
-export interface DemographicsSettings {
-  /** side of GEAR's input crop (it takes any size; cost grows with the square) */
-  gearInputSize: number;
-  /** a smaller side trims the crop's margin and keeps the face at GEAR's nominal pixel scale, rather than shrinking it */
-  gearKeepScale?: boolean;
-  /** a second age and gender model: its age is averaged with GEAR's, its gender replaces GEAR's (the weaker), or none */
-  ageGender: AgeGenderModelId | 'none';
-  /** the age is the second model's alone, GEAR's not averaged in */
-  secondModelAge?: boolean;
-  /** side of FaceRes's input crop when it is the second model (it takes any size) */
-  faceresInputSize: number;
-}
-
-/** Models that give age (years) and a male probability: FaceRes (~0.65× GEAR's cost) or face-api's AgeGenderNet (~0.2×). */
-export type AgeGenderModelId = 'faceres' | 'faceapi-age-gender';
 
 export interface FaceAnalysis {
   detection: Candidate;
@@ -81,7 +69,6 @@ export interface StageTimes {
   embed: number;
 }
 
-export type EmbeddingModelId = 'faceapi-recognition' | 'mobilefacenet' | 'faceres';
 const EMBEDDING_OUTPUT: Record<EmbeddingModelId, string> = {
   'faceapi-recognition': 'descriptor',
   mobilefacenet: 'embeddings',
@@ -93,19 +80,6 @@ const MESH_SIZE = 192;
 const GEAR_NOMINAL_SIZE = 198;
 /** GEAR's crop: this fraction of the face view's side, centred a little above its middle */
 const GEAR_CROP = 0.85;
-/**
- * GEAR gives only the ethnicity (no other model has it), on a 176-px crop of its usual field of
- * view (−21% of its cost; labelled ethnicity 44/58 against 43/58 at 198 px); age and gender are
- * AgeGenderNet's alone: its age falls in the public age range of 44 of 70 labelled faces, the mean
- * with GEAR's 41, GEAR's alone 37 (`npm run eval:attributes`, docs/accuracy.md).
- */
-export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: 176, ageGender: 'faceapi-age-gender', secondModelAge: true, faceresInputSize: 224 };
-
-/** The models demographics with these settings run (pure). */
-export const demographicsModels = (settings: DemographicsSettings): string[] => (settings.ageGender === 'none' ? ['gear'] : ['gear', settings.ageGender]);
-
-export type EmotionModelId = 'emotion' | 'faceapi-expression';
-export const DEFAULT_EMOTION_MODEL: EmotionModelId = 'faceapi-expression';
 /** face-api's class order → ours */
 const FACEAPI_EXPRESSION_ORDER = ['neutral', 'happy', 'sad', 'angry', 'fear', 'disgust', 'surprise'] as const;
 

@@ -5,17 +5,17 @@ import { FORMAT_MIME } from '../intake/sniff.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
 import type { CropRenderer } from './crop-renderer.ts';
-import { EMBEDDING } from '../service/recognition-config.ts';
 import {
   DEFAULT_EMOTION_MODEL,
   DEMOGRAPHICS,
   demographicsModels,
-  FaceAnalyzer,
+  DETECTOR_MODEL,
+  EMBEDDING,
   type DemographicsSettings,
   type EmbeddingModelId,
   type EmotionModelId,
-  type FaceAnalysis,
-} from './face-analyzer.ts';
+} from '../models/catalog.ts';
+import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats, type EdgeSearch } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -29,7 +29,7 @@ import type { ModelRegistry } from './model-registry.ts';
 export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, fill: 'mirror', wholeAsPass: true, paddedFinePasses: 0 };
 
 export const DETECTION: DetectionSettings = {
-  detector: 'blazeface-front',
+  detector: DETECTOR_MODEL,
   minScore: 0.6,
   fullMinScore: 0.45,
   minMeshScore: 0.65,

@@ -6,7 +6,7 @@
 // also used by /v2/media), fed the boxes of every frame.
 import { mediaEmotions } from '../media/metrics.ts';
 import { FaceTracker } from '../media/tracker.ts';
-import { EMBEDDING } from '../service/recognition-config.ts';
+import { EMBEDDING } from '../models/catalog.ts';
 import type { LiveSessionOptions, LiveWorkerFace, LiveWorkerFrame } from '../live/options.ts';
 import type { Candidate } from '../vision/detections.ts';
 import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';

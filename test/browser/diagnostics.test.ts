@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
 import whiteUrl from '../../../shared/data/negatives/white_150.png?url';
 import { createEngine, type Engine, type TimingsEvent } from '../../src/index.ts';
-import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { EMBEDDING } from '../../src/models/catalog.ts';
 import { DETECTION } from '../../src/worker/image-analysis.ts';
 
 let engine: Engine;

@@ -9,7 +9,7 @@ import obama1Url from '../../../shared/data/faces/obama/obama1.jpg?url';
 import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
 import bidenUrl from '../../../shared/data/faces/biden/biden.jpg?url';
 import { createEngine, type Engine, type GalleryFile } from '../../src/index.ts';
-import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { EMBEDDING } from '../../src/models/catalog.ts';
 import { float32ToBase64 } from '../../src/store/base64.ts';
 import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
 import { GallerySearchIndex, GalleryStore, type ImportItem, type StoredTemplate } from '../../src/store/index.ts';

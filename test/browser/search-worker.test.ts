@@ -9,7 +9,7 @@ import bidenUrl from '../../../shared/data/faces/biden/biden.jpg?url';
 import biden2Url from '../../../shared/data/faces/biden/biden2.jpg?url';
 import { createEngine, type Engine } from '../../src/index.ts';
 import { GalleryStore, type ImportItem } from '../../src/store/index.ts';
-import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { EMBEDDING } from '../../src/models/catalog.ts';
 import { RemoteSearchIndex } from '../../src/store/remote-search-index.ts';
 import { seededRandom } from '../unit/helpers/seeded-random.ts';
 

@@ -5,8 +5,7 @@ import { LiveSessionOptionsSchema } from '../../src/live/options.ts';
 import { CALLABLE_MODELS } from '../../src/package/callable-models.ts';
 import { parseSelector, SELECTOR_VALUES } from '../../src/vision/selector.ts';
 import { modelsOfRequest, PIPELINE_MODELS } from '../../src/worker/image-analysis.ts';
-import { TRACKING_EMBEDDING } from '../../src/media/people.ts';
-import { EMBEDDING } from '../../src/service/recognition-config.ts';
+import { EMBEDDING, TRACKING_EMBEDDING } from '../../src/models/catalog.ts';
 
 describe('the models the package ships', () => {
   test('cover the default pipeline (warmUp) and the media tracker', () => {

@@ -1,5 +1,6 @@
-// What the recognition services need from storage and search (implemented over IndexedDB and
-// the in-memory search index by src/store/; see src/engine/engine.ts for the wiring).
+// What the recognition services (src/service/recognition.ts, src/live/recognition.ts) need from
+// storage and search, implemented over IndexedDB and the in-memory search index by
+// recognition-adapter.ts; see src/engine/engine.ts for the wiring.
 import type { Attributes } from '../api/detect-schema.ts';
 
 export interface NewTemplate {
