@@ -1,6 +1,7 @@
 // Cuts square, possibly rotated views out of a decoded image with OffscreenCanvas (one
 // canvas per output size, reused), returning RGBA pixels.
 import { imageToCrop, type View } from '../vision/geometry.ts';
+import { mirrorIntoPad } from '../vision/mirror-pad.ts';
 
 function newContext(width: number, height: number): OffscreenCanvasRenderingContext2D {
   const ctx = new OffscreenCanvas(width, height).getContext('2d', { willReadFrequently: true })!;
@@ -57,22 +58,14 @@ export class CropRenderer {
     ctx.fillRect(0, 0, width, height);
     ctx.setTransform(scale, 0, 0, scale, pad, pad);
     ctx.drawImage(source, 0, 0);
+    const pixels = ctx.getImageData(0, 0, width, height).data;
+    // mirrored in the read-back pixels, not with 8 more drawImage calls of the source: a 192×160
+    // pass took 0.7 ms against 1.3 (Chromium, 640×480 and 1920×1440 sources)
     if (mirror && pad > 0) {
-      const { width: w, height: h } = source;
-      const m = pad / scale; // the pad in image pixels
-      // -1: the band along the left/top edge reflected about it; +1: along the right/bottom; 0: the whole side
-      for (const fx of [-1, 0, 1]) {
-        for (const fy of [-1, 0, 1]) {
-          if (fx === 0 && fy === 0) continue;
-          const [sx, sw] = fx === -1 ? [0, Math.min(m, w)] : fx === 1 ? [Math.max(0, w - m), Math.min(m, w)] : [0, w];
-          const [sy, sh] = fy === -1 ? [0, Math.min(m, h)] : fy === 1 ? [Math.max(0, h - m), Math.min(m, h)] : [0, h];
-          // x → -x about the left edge, x → 2w - x about the right one (image pixels), then scaled and moved by pad
-          ctx.setTransform(fx === 0 ? scale : -scale, 0, 0, fy === 0 ? scale : -scale, fx === 1 ? pad + 2 * w * scale : pad, fy === 1 ? pad + 2 * h * scale : pad);
-          ctx.drawImage(source, sx, sy, sw, sh, sx, sy, sw, sh);
-        }
-      }
+      const edge = (n: number, limit: number) => Math.min(limit, Math.max(pad + 1, Math.round(pad + n * scale)));
+      mirrorIntoPad(pixels, width, height, { x0: pad, y0: pad, x1: edge(source.width, width), y1: edge(source.height, height) });
     }
-    return ctx.getImageData(0, 0, width, height).data;
+    return pixels;
   }
 
   /** RGBA pixels of `view` rendered at outSize x outSize; outside the image is black. */
