@@ -29,11 +29,11 @@ export const RuntimeEnvSchema = z.object({
   /** File name → URL of ORT's .mjs/.wasm files, as modelFiles; wins over ortWasmBaseUrl. */
   ortFiles: z.record(z.string(), z.string()).optional(),
   /**
-   * Find faces cut by the photo's edge too (the whole-frame detector run padded with the
-   * frame's edges mirrored: docs/detection.md). Off by default: it costs ~6% of a small
-   * photo's /detect (engine/human 0.70 instead of 0.66 on the 640×480 face, one quiet run).
+   * Find faces cut by the photo's edge too (the whole-frame detector run padded with the frame's
+   * edges mirrored: docs/detection.md). On by default; false saves ~3% of a small photo's /detect
+   * (bench:stages, docs/benchmarks.md) and finds fewer faces cut by the edge.
    */
-  cutFaces: z.boolean().default(false),
+  cutFaces: z.boolean().default(true),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 export type RuntimeEnvInput = z.input<typeof RuntimeEnvSchema>;

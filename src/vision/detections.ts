@@ -78,3 +78,22 @@ function mergeGroup(best: Candidate, group: Candidate[]): Candidate {
     keypoints: best.keypoints.map((_, k) => ({ x: avg((c) => c.keypoints[k]!.x), y: avg((c) => c.keypoints[k]!.y) })),
   };
 }
+
+/**
+ * Faces that came out of separate detections but are one face (their boxes overlap by IoU above
+ * `iouThreshold`, or one lies mostly inside the other): all but the best scored become undefined
+ * (pure; order kept). The detector's candidates are merged before the mesh; two of them on one
+ * face — e.g. a face cut by the edge, found in the frame and whole in the mirrored pad — can still
+ * give two mesh boxes on it.
+ */
+export function withoutDuplicateFaces<T>(faces: readonly (T | undefined)[], box: (face: T) => Box, score: (face: T) => number, iouThreshold = 0.5, containThreshold = 0.75): (T | undefined)[] {
+  const order = faces.flatMap((f, i) => (f === undefined ? [] : [i])).sort((a, b) => score(faces[b]!) - score(faces[a]!));
+  const kept: Box[] = [];
+  const out = [...faces];
+  for (const i of order) {
+    const b = box(faces[i]!);
+    if (kept.some((k) => iou(k, b) > iouThreshold || overlapOfSmaller(k, b) > containThreshold)) out[i] = undefined;
+    else kept.push(b);
+  }
+  return out;
+}

@@ -69,6 +69,13 @@ export function iou(a: Box, b: Box): number {
   return i === 0 ? 0 : i / (boxArea(a) + boxArea(b) - i);
 }
 
+/** The part of `b` inside a width × height frame (empty boxes have 0 width or height). */
+export function clipBox(b: Box, width: number, height: number): Box {
+  const x = Math.min(width, Math.max(0, b.x));
+  const y = Math.min(height, Math.max(0, b.y));
+  return { x, y, width: Math.max(0, Math.min(width, b.x + b.width) - x), height: Math.max(0, Math.min(height, b.y + b.height) - y) };
+}
+
 /** Overlap relative to the smaller box: catches a small duplicate inside a larger detection. */
 export function overlapOfSmaller(a: Box, b: Box): number {
   const i = intersection(a, b);

@@ -1,7 +1,7 @@
 // Cuts square, possibly rotated views out of a decoded image with OffscreenCanvas (one
 // canvas per output size, reused), returning RGBA pixels.
 import { imageToCrop, type View } from '../vision/geometry.ts';
-import { mirrorIntoPad } from '../vision/mirror-pad.ts';
+import { mirrorIntoPad, type PadFill } from '../vision/mirror-pad.ts';
 
 function newContext(width: number, height: number): OffscreenCanvasRenderingContext2D {
   const ctx = new OffscreenCanvas(width, height).getContext('2d', { willReadFrequently: true })!;
@@ -41,7 +41,7 @@ export class CropRenderer {
 
   /**
    * RGBA pixels of the whole image scaled by `scale` into a width x height frame at (pad, pad);
-   * the rest is black, except that with `mirror` the image's edges are reflected into the pad
+   * the rest is black, except that a mirrored `fill` reflects the image's edges into the pad
    * (a face cut by the edge then shows whole, its visible half mirrored: docs/detection.md).
    */
   renderScaled(
@@ -50,7 +50,7 @@ export class CropRenderer {
     width: number,
     height: number,
     pad = 0,
-    mirror = false,
+    fill: PadFill = 'black',
   ): Uint8ClampedArray {
     const ctx = this.frameContext(width, height);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -61,9 +61,9 @@ export class CropRenderer {
     const pixels = ctx.getImageData(0, 0, width, height).data;
     // mirrored in the read-back pixels, not with 8 more drawImage calls of the source: a 192×160
     // pass took 0.7 ms against 1.3 (Chromium, 640×480 and 1920×1440 sources)
-    if (mirror && pad > 0) {
+    if (fill !== 'black' && pad > 0) {
       const edge = (n: number, limit: number) => Math.min(limit, Math.max(pad + 1, Math.round(pad + n * scale)));
-      mirrorIntoPad(pixels, width, height, { x0: pad, y0: pad, x1: edge(source.width, width), y1: edge(source.height, height) });
+      mirrorIntoPad(pixels, width, height, { x0: pad, y0: pad, x1: edge(source.width, width), y1: edge(source.height, height) }, fill);
     }
     return pixels;
   }

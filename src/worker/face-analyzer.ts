@@ -10,9 +10,9 @@ import {
   type Demographics,
 } from '../vision/attributes.ts';
 import { ARCFACE_112, dlibView, flipHorizontal, l2Normalize, similarityView } from '../vision/align.ts';
-import type { Candidate } from '../vision/detections.ts';
+import { withoutDuplicateFaces, type Candidate } from '../vision/detections.ts';
 import { faceGeometry, type FaceGeometry, type MeshPoint } from '../vision/face-mesh.ts';
-import { applyAffine, boundingBox, cropToImage, subView, type Box, type View } from '../vision/geometry.ts';
+import { applyAffine, boundingBox, clipBox, cropToImage, subView, type Box, type View } from '../vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../vision/quality.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
 import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
@@ -219,7 +219,13 @@ export class FaceAnalyzer {
    */
   async analyzeAll(image: CanvasImageSource, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
     const meshes = await this.meshAll(image, detections, options.minMeshScore, options.retryBelow);
-    const described = meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh));
+    // compared as seen in the frame: a face cut by the edge has one box there, whatever its two meshes guessed beyond it
+    const frame = image as CanvasImageSource & { width: number; height: number };
+    const described = withoutDuplicateFaces(
+      meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh)),
+      (d) => clipBox(d.face.box, frame.width, frame.height),
+      (d) => d.face.meshScore,
+    );
     const keep = (d: Described | undefined): d is Described => d !== undefined && d.face.box.height >= (options.minBoxHeight ?? 0);
     const kept = described.filter(keep);
     const found = kept.map((d) => d.face);

@@ -4,6 +4,7 @@ import { anchorsForInput } from '../vision/anchors.ts';
 import { decodeCandidates, weightedNms, type Candidate } from '../vision/detections.ts';
 import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detectors.ts';
 import { applyAffine, cropToImage, type Box, type Point, type View } from '../vision/geometry.ts';
+import type { PadFill } from '../vision/mirror-pad.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
 import { paddedPass, planFramePasses, planViews, wholeFramePass, zoomedOutView, type FramePass } from '../vision/tiling.ts';
 import type { CropRenderer } from './crop-renderer.ts';
@@ -38,10 +39,18 @@ export interface DetectorOptions {
 export interface EdgeSearch {
   /** input pixels added on every side of each whole-frame run (0: none) */
   pad: number;
-  /** what fills them: the frame's edges mirrored, or black */
-  fill: 'mirror' | 'black';
+  /** what fills them (src/vision/mirror-pad.ts) */
+  fill: PadFill;
   /** the whole frame at the nominal size runs as a padded frame pass too, instead of the square view */
   wholeAsPass: boolean;
+  /**
+   * the frame's longer side in that pass, input pixels (default the detector's nominal size): a
+   * smaller frame keeps the padded pass near the unpadded view's cost, and the faces it is there
+   * for — large ones, cut by the edge — stay large enough in it
+   */
+  wholeSide?: number;
+  /** when no run found anything: the whole frame once more, this much padded (a face mostly cut off) */
+  fallbackPad?: number;
   /**
    * padded finer passes, counted from the coarsest (default all). A pad costs most on the finer
    * passes of a small photo (a 640×480 face: ~1.3× the /detect call with every pass padded), and
@@ -104,8 +113,8 @@ function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSp
 /** What every detector run of one search shares: the image, the detector, where to run it, and the stats it adds to. */
 interface DetectorRun {
   image: CanvasImageSource & { width: number; height: number };
-  /** a padded pass mirrors the frame's edges into its pad (else black) */
-  mirror: boolean;
+  /** what fills a padded pass's pad */
+  fill: PadFill;
   spec: DetectorSpec;
   minScore: number;
   models: ModelRegistry;
@@ -135,7 +144,7 @@ async function runDetector(
 async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candidate[]> {
   const { image, spec, crops } = run;
   const pad = pass.pad ?? 0;
-  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height, pad, run.mirror), pass.width, pass.height);
+  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height, pad, run.fill), pass.width, pass.height);
   const toImage = (p: Point): Point => ({ x: (p.x - pad) / pass.scale, y: (p.y - pad) / pass.scale });
   const found = decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).map((c) => {
     const origin = toImage(c.box);
@@ -207,12 +216,17 @@ export async function detectFaces(
   ];
   const candidates: Candidate[] = [];
   const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
-  const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats, mirror: options.edges?.fill === 'mirror' };
+  const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats, fill: options.edges?.fill ?? 'black' };
   for (const step of steps) candidates.push(...(await detectStep(run, step)));
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;
       candidates.push(...(await detectInView(run, zoomedOutView(image.width, image.height, ZOOM_OUT, angle))));
+    }
+    const edges = options.edges;
+    if (frameSearch && edges && edges.pad > 0 && edges.fallbackPad) {
+      stats.views++;
+      candidates.push(...(await detectInFrame(run, paddedPass(wholeFramePass(image.width, image.height, edges.wholeSide ?? spec.anchors.inputSize, spec.anySizeStride!), edges.fallbackPad))));
     }
   }
   stats.candidates = candidates.length;
@@ -245,7 +259,7 @@ export function uprightDetectorSteps(
   });
   const pad = options.edges?.pad ?? 0;
   const whole: DetectorStep = options.edges?.wholeAsPass
-    ? { pass: paddedPass(wholeFramePass(width, height, spec.anchors.inputSize, spec.anySizeStride), pad) }
+    ? { pass: paddedPass(wholeFramePass(width, height, options.edges.wholeSide ?? spec.anchors.inputSize, spec.anySizeStride), pad) }
     : { view: zoomedOutView(width, height, 1, 0) };
   // planFramePasses lists the finest first: the last ones are the coarsest
   const padded = Math.min(passes.length, options.edges?.paddedFinePasses ?? passes.length);
@@ -261,7 +275,7 @@ export async function runDetectorStep(
   crops: CropRenderer,
 ): Promise<{ faces: Candidate[]; stats: DetectorStats }> {
   const stats: DetectorStats = { views: 1, candidates: 0, cropMs: 0, inferMs: 0 };
-  const run: DetectorRun = { image, spec: DETECTORS[options.detector], minScore: options.minScore, models, crops, stats, mirror: options.edges?.fill === 'mirror' };
+  const run: DetectorRun = { image, spec: DETECTORS[options.detector], minScore: options.minScore, models, crops, stats, fill: options.edges?.fill ?? 'black' };
   const candidates = await detectStep(run, step);
   stats.candidates = candidates.length;
   return { faces: weightedNms(candidates).filter((c) => c.box.height >= options.minFace), stats };

@@ -19,15 +19,18 @@ import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
 import { detectFaces, type DetectorStats, type EdgeSearch } from './face-detector.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
-/** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
 /**
- * Faces cut by the frame's edge (createEngine({ cutFaces: true })): the whole-frame run padded
- * 32 px with the edges mirrored. Measured (quiet machine, bench:peers --only groups/, 2 passes,
- * side by side): engine/human on the 640×480 face 0.66 unpadded, 0.70 whole run padded, 0.72
- * every pass padded; border-cut set (cuts-cli, 30 photos) 95.4% found with the whole run padded.
+ * Faces cut by the frame's edge (on unless createEngine({ cutFaces: false })): the whole-frame run
+ * becomes a pass with the frame 96 px on its longer side (not the detector's 128) and 32 px of
+ * its edges mirrored around it — 160×144 for a 640×480 photo against the unpadded 128×128 view.
+ * Border-cut subset (cuts-cli, 30 photos): 95.9% found, 0 extra boxes (95.2% with the frame at
+ * 128 px, 82.2% unpadded); docs/detection.md has the levers and their costs.
  */
-export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, fill: 'mirror', wholeAsPass: true, paddedFinePasses: 0 };
+export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, wholeSide: 96, fill: 'mirror', wholeAsPass: true, paddedFinePasses: 0, fallbackPad: 64 };
+/** cutFaces: false — the whole frame as one unpadded square view */
+export const UNPADDED_EDGES: EdgeSearch = { pad: 0, fill: 'black', wholeAsPass: false };
 
+/** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
 export const DETECTION: DetectionSettings = {
   detector: DETECTOR_MODEL,
   minScore: 0.6,
@@ -35,8 +38,7 @@ export const DETECTION: DetectionSettings = {
   minMeshScore: 0.65,
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
-  // no padding by default: it costs the single face's speed bar (createEngine({ cutFaces: true }) turns CUT_FACE_EDGES on)
-  edges: { pad: 0, fill: 'black', wholeAsPass: false },
+  edges: CUT_FACE_EDGES,
 };
 
 /**

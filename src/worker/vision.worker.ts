@@ -6,7 +6,7 @@ import { modelFileUrl, type RuntimeEnv } from '../env.ts';
 import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
-import { analyzeBitmap, analyzeImage, CUT_FACE_EDGES, DETECTION, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
+import { analyzeBitmap, analyzeImage, DETECTION, UNPADDED_EDGES, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
 import { liveWorkerApi } from './live-session.ts';
 
@@ -46,7 +46,7 @@ let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: Runtim
 
 /** The engine's cutFaces option applied to a request's detection settings (a request's own override wins). */
 function withEngineDetection(options: ImageAnalysisOptions, cutFaces: boolean): ImageAnalysisOptions {
-  return cutFaces ? { ...options, detection: { edges: CUT_FACE_EDGES, ...options.detection } } : options;
+  return cutFaces ? options : { ...options, detection: { edges: UNPADDED_EDGES, ...options.detection } };
 }
 const crops = new CropRenderer();
 
@@ -75,7 +75,7 @@ const api = {
       // every request starts with the detector: its download and session begin now, while the
       // page is still getting its first image (errors surface at first use)
       models.load(DETECTION.detector).catch(() => {});
-      return { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? false };
+      return { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? true };
     })();
     return (await ready).backend.info;
   },

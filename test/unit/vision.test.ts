@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { anchorsForInput, generateAnchors } from '../../src/vision/anchors.ts';
-import { decodeCandidates, weightedNms, type Candidate } from '../../src/vision/detections.ts';
+import { decodeCandidates, weightedNms, withoutDuplicateFaces, type Candidate } from '../../src/vision/detections.ts';
 import { NAMED_LANDMARKS } from '../../src/vision/face-mesh.ts';
-import { applyAffine, cropToImage, imageToCrop, iou, subView, type View } from '../../src/vision/geometry.ts';
+import { applyAffine, clipBox, cropToImage, imageToCrop, iou, subView, type View } from '../../src/vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
 import { parseSelector } from '../../src/vision/selector.ts';
 import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tiling.ts';
@@ -285,5 +285,26 @@ describe('the models a request loads', () => {
     expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { ageGender: 'none' } })).toEqual(['blazeface-front', 'facemesh', 'gear']);
     expect(modelsOfRequest({ ...base, demographics: true, demographicsSettings: { ageGender: 'faceapi-age-gender' } })).toEqual(['blazeface-front', 'facemesh', 'gear', 'faceapi-age-gender']);
     expect(modelsOfRequest({ ...base, selector: parseSelector('LIVENESS') })).toEqual(['blazeface-front', 'facemesh', 'antispoof', 'liveness']);
+  });
+});
+
+describe('one face, one box', () => {
+  const face = (x: number, width: number, score: number) => ({ box: { x, y: 0, width, height: 100 }, score });
+  const dedupe = (faces: (ReturnType<typeof face> | undefined)[]) => withoutDuplicateFaces(faces, (f) => f.box, (f) => f.score);
+
+  it('keeps the best scored of faces whose boxes overlap or nest, in their places', () => {
+    const nested = face(30, 60, 0.9);
+    const whole = face(0, 100, 0.8);
+    const apart = face(300, 100, 0.7);
+    expect(dedupe([whole, nested, undefined, apart])).toEqual([undefined, nested, undefined, apart]);
+  });
+
+  it('keeps faces that only touch', () => {
+    expect(dedupe([face(0, 100, 0.9), face(80, 100, 0.8)]).filter(Boolean)).toHaveLength(2);
+  });
+
+  it('clips a box to the frame', () => {
+    expect(clipBox({ x: -20, y: 10, width: 100, height: 200 }, 60, 150)).toEqual({ x: 0, y: 10, width: 60, height: 140 });
+    expect(clipBox({ x: 70, y: 0, width: 10, height: 10 }, 60, 150).width).toBe(0);
   });
 });

@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import { withBrowserSession } from '../harness/browser-session.ts';
 import { loadEvalSets } from './dataset.ts';
 import { audienceStats, counted, cutTargetLines, runAudience, runCutSet, scoreCuts } from './cuts-report.ts';
-import { bestIou, isFound } from './cuts.ts';
+import { bestIou, extraBoxes, isFound, type Rect } from './cuts.ts';
+
+const fmt = (r: Rect) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}×${Math.round(r.height)}`;
 
 const { values } = parseArgs({ options: { set: { type: 'string', multiple: true }, limit: { type: 'string' }, console: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false }, detection: { type: 'string' } } });
 const sets = values.set ?? ['border', 'closeup', 'audience'];
@@ -23,6 +25,7 @@ await withBrowserSession({ console: values.console, callTimeoutMs: 600_000 }, as
   for (const o of [border, closeUp]) {
     for (const e of o.errors) console.error(`error: ${e}`);
     if (values.verbose) for (const x of o.outcomes.filter((x) => !isFound(x) && counted(x))) console.log(`  miss ${x.path} ${x.crop.label} iou ${bestIou(x).toFixed(2)} boxes ${x.boxes.length}`);
+    if (values.verbose) for (const x of o.outcomes.filter((x) => extraBoxes(x) > 0)) console.log(`  extra ${x.path} ${x.crop.label} (${x.crop.rect.width}×${x.crop.rect.height}) truth ${fmt(x.crop.truth)} boxes ${x.boxes.map(fmt).join(' ')}`);
   }
   if (sets.includes('border')) {
     const s = scoreCuts(border.outcomes);
