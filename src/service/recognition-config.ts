@@ -1,6 +1,3 @@
 // /recognize's defaults. The embedding the engine ships is EMBEDDING in src/models/catalog.ts.
 
-// tools/bench/pages/main-thread.ts still imports EMBEDDING from here: drop this once it doesn't.
-export { EMBEDDING } from '../models/catalog.ts';
-
 export const RECOGNIZE_DEFAULTS = { threshold: 0.6, maxNumResults: 10 } as const;

@@ -19,9 +19,6 @@ import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId
 import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
-// Their home is the catalog; tools/eval (run, emotion-report, attributes-variants, pages/eval,
-// pages/recognition) and tools/bench/detect.ts still import them from here: drop this once they don't.
-export { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
 
 export interface AnalysisOptions {
   /** age, gender, race: which models, at what size (off when false) */

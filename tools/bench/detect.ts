@@ -23,7 +23,7 @@ import { GROUP, SINGLE_FACE } from './detect-photos.ts';
 import type { ColdStages, ColdStart, WarmCase, WarmOptions, WarmResult, WarmStart } from './pages/detect.ts';
 import { cpuModel, ms, pct, waitForIdle, writeBetweenMarkers } from './report.ts';
 import { median, type Summary } from './stats.ts';
-import { DEMOGRAPHICS, demographicsModels } from '../../src/worker/face-analyzer.ts';
+import { DEMOGRAPHICS, demographicsModels } from '../../src/models/catalog.ts';
 
 const START = '<!-- detect-bench:start -->';
 const END = '<!-- detect-bench:end -->';

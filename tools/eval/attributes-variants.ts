@@ -1,5 +1,5 @@
 // The demographics variants `npm run eval:attributes` compares, as written on its command line (pure).
-import type { DemographicsSettings } from '../../src/worker/face-analyzer.ts';
+import type { DemographicsSettings } from '../../src/models/catalog.ts';
 
 /**
  * "198+faceres160" → GEAR at 198 px with FaceRes at 160 px (FaceRes's side defaults to 224);

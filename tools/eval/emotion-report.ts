@@ -1,7 +1,7 @@
 // Scores emotion top-1 (pure) on the largest face: expressions/ against its folder label, and,
 // as an informal extra, faces/stock_emotions_* against the manifest's expression_hint, which is
 // a helper's visual guess rather than a source label.
-import type { EmotionModelId } from '../../src/worker/face-analyzer.ts';
+import type { EmotionModelId } from '../../src/models/catalog.ts';
 import type { ManifestFile } from './dataset.ts';
 import type { EvalImage } from './pages/eval.ts';
 

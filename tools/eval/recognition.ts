@@ -15,7 +15,7 @@ const DOC = resolve(projectRoot, 'docs/accuracy.md');
 const START = '<!-- recognition-eval:start -->';
 const END = '<!-- recognition-eval:end -->';
 const MODELS = ['faceapi-recognition', 'mobilefacenet', 'faceres'] as const;
-/** the variant the engine ships (src/service/recognition-config.ts); its pairs fit the calibration */
+/** the variant the engine ships (EMBEDDING in src/models/catalog.ts); its pairs fit the calibration */
 const SHIPPED = 'faceapi-recognition+flip';
 
 interface Sample {

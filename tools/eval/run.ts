@@ -1,7 +1,7 @@
 // One evaluation pass in a fresh browser session: every image of the eval sets through the
 // page's analyzeFile(), collected for scoring. All results come from a single page load, so
 // from one version of the engine's code.
-import type { EmotionModelId } from '../../src/worker/face-analyzer.ts';
+import type { EmotionModelId } from '../../src/models/catalog.ts';
 import { cpuSnapshot, othersShare } from '../bench/cpu-load.ts';
 import { withBrowserSession, type BrowserSession } from '../harness/browser-session.ts';
 import { absolutePath, type EvalSets, type ManifestFile } from './dataset.ts';

@@ -6,7 +6,7 @@ import { deleteDB } from 'idb';
 import obamaUrl from '../../../../shared/data/faces/obama/obama.jpg?url';
 import obama2Url from '../../../../shared/data/faces/obama/obama2.jpg?url';
 import { createEngine } from '../../../src/engine/engine.ts';
-import { EMBEDDING } from '../../../src/service/recognition-config.ts';
+import { EMBEDDING } from '../../../src/models/catalog.ts';
 import { GalleryStore, type ImportItem } from '../../../src/store/index.ts';
 import { expose } from '../../harness/page.ts';
 

@@ -3,7 +3,7 @@
 // so 100+ calls stay cheap to pass back to Node).
 import { startVisionWorker } from '../../../src/engine/vision-client.ts';
 import { resolveRuntimeEnv } from '../../../src/env.ts';
-import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmotionModelId } from '../../../src/worker/face-analyzer.ts';
+import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmotionModelId } from '../../../src/models/catalog.ts';
 import { DETECTION, type DetectionSettings } from '../../../src/worker/image-analysis.ts';
 import type { BackendInfo } from '../../../src/worker/ort-backend.ts';
 import { expose } from '../../harness/page.ts';

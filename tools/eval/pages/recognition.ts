@@ -2,7 +2,7 @@
 // embedding model, with and without flip test-time augmentation.
 import { startVisionWorker } from '../../../src/engine/vision-client.ts';
 import { resolveRuntimeEnv } from '../../../src/env.ts';
-import type { EmbeddingModelId } from '../../../src/worker/face-analyzer.ts';
+import type { EmbeddingModelId } from '../../../src/models/catalog.ts';
 import { expose } from '../../harness/page.ts';
 
 const vision = startVisionWorker();
