@@ -62,7 +62,16 @@ interface Row {
   cameraFrames: number;
   detectorShare?: number;
   workerP50?: number;
+  /** mean ms per result in the worker: total, and its mesh (follow and new faces), emotion and detector stages */
+  workerMean?: { total: number; mesh: number; emotion: number; detect: number };
 }
+
+const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+const stageMeans = (runs: readonly RunResult[]) => ({
+  mesh: mean(runs.flatMap((r) => r.stageMs?.mesh ?? [])),
+  emotion: mean(runs.flatMap((r) => r.stageMs?.emotion ?? [])),
+  detect: mean(runs.flatMap((r) => r.stageMs?.detect ?? [])),
+});
 
 function combine(segment: string, runs: RunResult[]): Row {
   const seconds = runs.reduce((s, r) => s + r.seconds, 0);
@@ -85,8 +94,12 @@ function combine(segment: string, runs: RunResult[]): Row {
     cameraFrames,
     detectorShare: runs[0]!.detectorRuns === undefined ? undefined : runs.reduce((s, r) => s + (r.detectorRuns ?? 0), 0) / Math.max(1, results),
     workerP50: worker.length ? summarize(worker).p50 : undefined,
+    workerMean: worker.length ? { total: mean(worker), ...stageMeans(runs) } : undefined,
   };
 }
+
+const stagesCell = (w: Row['workerMean']) =>
+  w ? `${ms(w.total)} (${ms(w.mesh)} · ${ms(w.emotion)} · ${ms(w.detect)} · ${ms(Math.max(0, w.total - w.mesh - w.emotion - w.detect))})` : '';
 
 function render(rows: Row[], o: { chromium: string; others: number | undefined; analyses: string; rounds: number; seconds: number; fps: number }): string {
   const lines = [
@@ -105,13 +118,13 @@ function render(rows: Row[], o: { chromium: string; others: number | undefined; 
     `- ${o.rounds} rounds of ${o.seconds} s per library, alternating, after a warm-up; latency = frame taken → result; ` +
       'dropped = camera frames shown during the run that got no result',
     '',
-    `| input | library | backend | results/s (goal ≥ ${GOAL.resultsPerSecond}) | latency p50 ms | p95 ms (goal ≤ ${GOAL.p95Ms}) | faces per result | faces analysed/s | camera frames | dropped | engine: detector runs per result | engine: worker p50 ms |`,
-    '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| input | library | backend | results/s (goal ≥ ${GOAL.resultsPerSecond}) | latency p50 ms | p95 ms (goal ≤ ${GOAL.p95Ms}) | faces per result | faces analysed/s | camera frames | dropped | engine: detector runs per result | engine: worker p50 ms | engine: worker mean ms (mesh · emotion · detector · rest) |`,
+    '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
     lines.push(
       `| ${r.segment} | ${r.library} | ${r.backend} | ${r.perSecond.toFixed(1)} | ${ms(r.p50)} | ${ms(r.p95)} | ${r.faces.toFixed(2)} | ${(r.perSecond * r.faces).toFixed(1)} | ${r.cameraFrames} | ${r.dropped} (${pct(r.dropped / Math.max(1, r.cameraFrames))}) | ` +
-        `${r.detectorShare === undefined ? '' : r.detectorShare.toFixed(2)} | ${r.workerP50 === undefined ? '' : ms(r.workerP50)} |`,
+        `${r.detectorShare === undefined ? '' : r.detectorShare.toFixed(2)} | ${r.workerP50 === undefined ? '' : ms(r.workerP50)} | ${stagesCell(r.workerMean)} |`,
     );
   }
   lines.push('', 'Goals (issue #14): ≥ 25 results/s with 1–3 faces at 640×480 on 2 cores, p95 ≤ 80 ms, more results/s than human:', '');

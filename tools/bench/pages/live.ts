@@ -117,6 +117,8 @@ export interface RunResult {
   ownDropped?: number;
   /** worker time per result (engine only) */
   workerMs?: number[];
+  /** the worker's stage times per result (engine only): where workerMs goes */
+  stageMs?: { mesh: number[]; emotion: number[]; detect: number[] };
   detectorRuns?: number;
   backend: string;
   warmUpMs: number;
@@ -139,6 +141,7 @@ async function runEngine(o: { seconds: number; warmSeconds: number; analyses: 'b
   const latencies: number[] = [];
   const faces: number[] = [];
   const workerMs: number[] = [];
+  const stageMs = { mesh: [] as number[], emotion: [] as number[], detect: [] as number[] };
   let detectorRuns = 0;
   let counter: ReturnType<typeof frameCounter> | undefined;
   let start = 0;
@@ -159,6 +162,9 @@ async function runEngine(o: { seconds: number; warmSeconds: number; analyses: 'b
     latencies.push(f.latency_ms);
     faces.push(f.faces.length);
     workerMs.push(f.timings.total);
+    stageMs.mesh.push(f.timings.mesh);
+    stageMs.emotion.push(f.timings.emotion);
+    stageMs.detect.push(f.timings.detect);
     if (f.detector_ran) detectorRuns++;
     droppedAtEnd = f.dropped;
     width = f.width;
@@ -178,6 +184,7 @@ async function runEngine(o: { seconds: number; warmSeconds: number; analyses: 'b
     cameraFrames: counter?.count() ?? 0,
     ownDropped: droppedAtEnd - droppedAtStart,
     workerMs,
+    stageMs,
     detectorRuns,
     backend: b.backend === 'wasm' ? `ORT-web WASM, ${b.threads} threads` : 'WebGPU',
     warmUpMs: engineWarmUpMs,
