@@ -30,8 +30,8 @@ export const RuntimeEnvSchema = z.object({
   ortFiles: z.record(z.string(), z.string()).optional(),
   /**
    * Find faces cut by the photo's edge too (the whole-frame detector run padded with the frame's
-   * edges mirrored: docs/detection.md). On by default; false saves ~3% of a small photo's /detect
-   * (bench:stages, docs/benchmarks.md) and finds fewer faces cut by the edge.
+   * edges mirrored: docs/detection.md). On by default; false saves ~1% of a ≤ 1 MP photo's /detect
+   * (bench:stages, docs/benchmarks.md) and finds 83% instead of 95% of faces cut by the edge.
    */
   cutFaces: z.boolean().default(true),
 });

@@ -1,7 +1,7 @@
 // Per-frame face analyses → the media object's `frames[]` (pure): tracking (person_id),
 // per-person metrics, landmarks, and the per-person demographics consensus. The service feeds
 // it one sampled frame at a time, in time order. See docs/emotion.md for every field.
-import type { Box } from '../vision/geometry.ts';
+import { clipBox, type Box } from '../vision/geometry.ts';
 import { NAMED_LANDMARKS, type FaceGeometry } from '../vision/face-mesh.ts';
 import { UNKNOWN } from '../api/field-audit.ts';
 import { TRACKING_EMBEDDING } from '../models/catalog.ts';
@@ -61,11 +61,9 @@ type PendingPerson = Omit<MediaPerson, 'demographics'> & { demographics?: MediaP
 const UNKNOWN_EMOTIONS = { anger: UNKNOWN.number, disgust: UNKNOWN.number, fear: UNKNOWN.number, joy: UNKNOWN.number, sadness: UNKNOWN.number, surprise: UNKNOWN.number };
 
 function clippedFace(b: Box, width: number, height: number): MediaPerson['face'] {
-  const x0 = Math.min(width, Math.max(0, Math.round(b.x)));
-  const y0 = Math.min(height, Math.max(0, Math.round(b.y)));
-  const x1 = Math.min(width, Math.max(0, Math.round(b.x + b.width)));
-  const y1 = Math.min(height, Math.max(0, Math.round(b.y + b.height)));
-  return { x: x0, y: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+  const c = clipBox(b, width, height);
+  const [x0, y0] = [Math.round(c.x), Math.round(c.y)];
+  return { x: x0, y: y0, width: Math.round(c.x + c.width) - x0, height: Math.round(c.y + c.height) - y0 };
 }
 
 function median(values: readonly number[]): number {

@@ -3,6 +3,7 @@
 import type { Attributes, DetectFace } from '../api/detect-schema.ts';
 import { UNKNOWN } from '../api/field-audit.ts';
 import type { FaceAnalysis } from '../worker/face-analyzer.ts';
+import { clipBox } from '../vision/geometry.ts';
 
 /** Inner-lip gap above this fraction of mouth width counts as "Apart". */
 export const LIPS_APART_RATIO = 0.08;
@@ -36,11 +37,9 @@ export function kairosAttributes(face: FaceAnalysis): Attributes {
 
 /** The face box clipped to the image (a face cut by the edge keeps its visible part). */
 export function clippedBox(face: FaceAnalysis, width: number, height: number) {
-  const x0 = Math.max(0, round(face.box.x));
-  const y0 = Math.max(0, round(face.box.y));
-  const x1 = Math.min(width, round(face.box.x + face.box.width));
-  const y1 = Math.min(height, round(face.box.y + face.box.height));
-  return { topLeftX: x0, topLeftY: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+  const c = clipBox(face.box, width, height);
+  const [x0, y0] = [round(c.x), round(c.y)];
+  return { topLeftX: x0, topLeftY: y0, width: round(c.x + c.width) - x0, height: round(c.y + c.height) - y0 };
 }
 
 export function kairosDetectFace(face: FaceAnalysis, faceId: number, imageWidth: number, imageHeight: number): DetectFace {

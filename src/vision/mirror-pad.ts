@@ -23,13 +23,12 @@ function reflect(i: number, lo: number, hi: number): number {
 
 /**
  * Fills the pad outside `frame` in an RGBA `width` × `height` image with the frame's pixels
- * reflected about its nearest edge, in place: columns first, then whole rows, so
- * the corners reflect both ways. A pad wider than the frame repeats its far edge. 'black' leaves
- * the pad as it is.
+ * reflected about its nearest edge, in place: columns first, then whole rows, so the corners
+ * reflect both ways. A pad wider than the frame repeats its far edge.
  */
-export function mirrorIntoPad(rgba: Uint8ClampedArray, width: number, height: number, frame: FrameRect, fill: PadFill = 'mirror'): void {
+export function mirrorIntoPad(rgba: Uint8ClampedArray, width: number, height: number, frame: FrameRect): void {
   const { x0, y0, x1, y1 } = frame;
-  if (fill === 'black' || x1 <= x0 || y1 <= y0) return;
+  if (x1 <= x0 || y1 <= y0) return;
   const pixels = new Uint32Array(rgba.buffer, rgba.byteOffset, width * height);
   for (let y = y0; y < y1; y++) {
     const row = y * width;

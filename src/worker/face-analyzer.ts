@@ -19,7 +19,6 @@ import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId
 import type { CropRenderer } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
-
 export interface AnalysisOptions {
   /** age, gender, race: which models, at what size (off when false) */
   demographics: DemographicsSettings | false;

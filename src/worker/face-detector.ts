@@ -37,7 +37,11 @@ export interface DetectorOptions {
 
 /** How the upright whole-frame runs reach past the frame's edge. */
 export interface EdgeSearch {
-  /** input pixels added on every side of each whole-frame run (0: none) */
+  /**
+   * input pixels added on every side of the whole-frame run (0: none); the finer passes are never
+   * padded: a pad costs most there (every pass padded: a 640×480 face's /detect ~1.3× — docs/
+   * detection.md), and the faces the frame cuts are mostly large ones, which the whole run finds
+   */
   pad: number;
   /** what fills them (src/vision/mirror-pad.ts) */
   fill: PadFill;
@@ -51,12 +55,6 @@ export interface EdgeSearch {
   wholeSide?: number;
   /** when no run found anything: the whole frame once more, this much padded (a face mostly cut off) */
   fallbackPad?: number;
-  /**
-   * padded finer passes, counted from the coarsest (default all). A pad costs most on the finer
-   * passes of a small photo (a 640×480 face: ~1.3× the /detect call with every pass padded), and
-   * faces cut by the frame are mostly large ones, which the coarse runs find.
-   */
-  paddedFinePasses?: number;
 }
 
 export interface DetectorStats {
@@ -261,9 +259,7 @@ export function uprightDetectorSteps(
   const whole: DetectorStep = options.edges?.wholeAsPass
     ? { pass: paddedPass(wholeFramePass(width, height, options.edges.wholeSide ?? spec.anchors.inputSize, spec.anySizeStride), pad) }
     : { view: zoomedOutView(width, height, 1, 0) };
-  // planFramePasses lists the finest first: the last ones are the coarsest
-  const padded = Math.min(passes.length, options.edges?.paddedFinePasses ?? passes.length);
-  return [whole, ...passes.map((pass, i) => ({ pass: paddedPass(pass, i >= passes.length - padded ? pad : 0) }))];
+  return [whole, ...passes.map((pass) => ({ pass }))];
 }
 
 /** Runs one step of uprightDetectorSteps(): its faces (merged, at least minFace high) in image pixels. */

@@ -26,7 +26,7 @@ import type { ModelRegistry } from './model-registry.ts';
  * Border-cut subset (cuts-cli, 30 photos): 95.9% found, 0 extra boxes (95.2% with the frame at
  * 128 px, 82.2% unpadded); docs/detection.md has the levers and their costs.
  */
-export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, wholeSide: 96, fill: 'mirror', wholeAsPass: true, paddedFinePasses: 0, fallbackPad: 64 };
+export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, wholeSide: 96, fill: 'mirror', wholeAsPass: true, fallbackPad: 64 };
 /** cutFaces: false — the whole frame as one unpadded square view */
 export const UNPADDED_EDGES: EdgeSearch = { pad: 0, fill: 'black', wholeAsPass: false };
 

@@ -13,8 +13,8 @@ import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';
 import { iou, overlapOfSmaller, type Box } from '../vision/geometry.ts';
 import type { CropRenderer } from './crop-renderer.ts';
 import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
-import { runDetectorStep, uprightDetectorSteps, type DetectorStep, type EdgeSearch } from './face-detector.ts';
-import { DETECTION } from './image-analysis.ts';
+import { runDetectorStep, uprightDetectorSteps, type DetectorStep } from './face-detector.ts';
+import { DETECTION, UNPADDED_EDGES } from './image-analysis.ts';
 import { SceneCutDetector } from './scene-cut.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -58,7 +58,7 @@ const CONFIRM_VIEW = 2;
  * exactly one face, and one track id given to Barack and then Michelle Obama in the Hamilton
  * audience (measured 2026-11-25; the cause not yet isolated).
  */
-const LIVE_EDGES: EdgeSearch = { pad: 0, fill: 'black', wholeAsPass: false };
+const LIVE_EDGES = UNPADDED_EDGES;
 /** the tracker's nearness reach for live video, in face sizes (see tracker below) */
 const LIVE_MAX_CENTRE_SHIFT = 0.5;
 
