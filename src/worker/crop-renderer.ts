@@ -1,7 +1,12 @@
 // Cuts square, possibly rotated views out of a decoded image with OffscreenCanvas (one
-// canvas per output size, reused), returning RGBA pixels.
-import { imageToCrop, type View } from '../vision/geometry.ts';
+// canvas per output size, reused), or out of a camera frame's YUV planes in JS, returning RGBA
+// pixels.
+import { cropToImage, imageToCrop, type View } from '../vision/geometry.ts';
 import { mirrorIntoPad, type PadFill } from '../vision/mirror-pad.ts';
+import { sampleRgba, YuvImage } from '../vision/yuv-image.ts';
+
+/** What the pipeline analyses: anything a canvas draws, or a live camera frame's planes. */
+export type FrameImage = (CanvasImageSource & { width: number; height: number }) | YuvImage;
 
 function newContext(width: number, height: number): OffscreenCanvasRenderingContext2D {
   const ctx = new OffscreenCanvas(width, height).getContext('2d', { willReadFrequently: true })!;
@@ -44,21 +49,20 @@ export class CropRenderer {
    * the rest is black, except that a mirrored `fill` reflects the image's edges into the pad
    * (a face cut by the edge then shows whole, its visible half mirrored: docs/detection.md).
    */
-  renderScaled(
-    source: CanvasImageSource & { width: number; height: number },
-    scale: number,
-    width: number,
-    height: number,
-    pad = 0,
-    fill: PadFill = 'black',
-  ): Uint8ClampedArray {
-    const ctx = this.frameContext(width, height);
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.fillStyle = '#000';
-    ctx.fillRect(0, 0, width, height);
-    ctx.setTransform(scale, 0, 0, scale, pad, pad);
-    ctx.drawImage(source, 0, 0);
-    const pixels = ctx.getImageData(0, 0, width, height).data;
+  renderScaled(source: FrameImage, scale: number, width: number, height: number, pad = 0, fill: PadFill = 'black'): Uint8ClampedArray {
+    let pixels: Uint8ClampedArray;
+    if (source instanceof YuvImage) {
+      pixels = new Uint8ClampedArray(width * height * 4);
+      sampleRgba(source, [1 / scale, 0, 0, 1 / scale, -pad / scale, -pad / scale], pixels, { x: 0, y: 0, width, height, stride: width });
+    } else {
+      const ctx = this.frameContext(width, height);
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.fillStyle = '#000';
+      ctx.fillRect(0, 0, width, height);
+      ctx.setTransform(scale, 0, 0, scale, pad, pad);
+      ctx.drawImage(source, 0, 0);
+      pixels = ctx.getImageData(0, 0, width, height).data;
+    }
     // mirrored in the read-back pixels, not with 8 more drawImage calls of the source: a 192×160
     // pass took 0.7 ms against 1.3 (Chromium, 640×480 and 1920×1440 sources)
     if (fill === 'mirror' && pad > 0) {
@@ -69,7 +73,12 @@ export class CropRenderer {
   }
 
   /** RGBA pixels of `view` rendered at outSize x outSize; outside the image is black. */
-  render(source: CanvasImageSource, view: View, outSize: number): Uint8ClampedArray {
+  render(source: FrameImage, view: View, outSize: number): Uint8ClampedArray {
+    if (source instanceof YuvImage) {
+      const pixels = new Uint8ClampedArray(outSize * outSize * 4);
+      sampleRgba(source, cropToImage(view, outSize), pixels, { x: 0, y: 0, width: outSize, height: outSize, stride: outSize });
+      return pixels;
+    }
     const ctx = this.context(outSize);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#000';

@@ -16,7 +16,7 @@ import { applyAffine, boundingBox, clipBox, cropToImage, subView, type Box, type
 import { faceQuality, laplacianVariance } from '../vision/quality.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
 import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
-import type { CropRenderer } from './crop-renderer.ts';
+import type { CropRenderer, FrameImage } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
 export interface AnalysisOptions {
@@ -180,13 +180,13 @@ export class FaceAnalyzer {
   }
 
   /** Runs a model on crops of several views (batched: runEach); each view's outputs. */
-  private runViews(image: CanvasImageSource, views: readonly View[], modelId: string, side?: number): Promise<Record<string, Float32Array>[]> {
+  private runViews(image: FrameImage, views: readonly View[], modelId: string, side?: number): Promise<Record<string, Float32Array>[]> {
     const { size, channels, range } = this.inputOf(modelId, side);
     return this.runEach(modelId, views.length, (i, input) => rgbaToTensor(this.crops.render(image, views[i]!, size), size * size, channels, range, input), side);
   }
 
   /** Face meshes of several crops (batched: BATCH). */
-  private async meshes(image: CanvasImageSource, views: readonly View[]): Promise<Mesh[]> {
+  private async meshes(image: FrameImage, views: readonly View[]): Promise<Mesh[]> {
     const outputs = await this.runViews(image, views, 'facemesh');
     return outputs.map((out, i) => meshPoints(out.output_mesh!, views[i]!, out.output_faceflag![0]!));
   }
@@ -196,7 +196,7 @@ export class FaceAnalyzer {
    * score often comes from a detector box a little off the face, so those get one more mesh run on
    * a crop re-centred on their own landmarks (batched too).
    */
-  private async meshAll(image: CanvasImageSource, detections: readonly Candidate[], minMeshScore: number, retryBelow = minMeshScore): Promise<(Mesh | undefined)[]> {
+  private async meshAll(image: FrameImage, detections: readonly Candidate[], minMeshScore: number, retryBelow = minMeshScore): Promise<(Mesh | undefined)[]> {
     const t = performance.now();
     const first = await this.meshes(image, detections.map(meshView));
     const retry = first.flatMap((m, i) => (m.score < retryBelow && m.score >= RETRY_MESH_SCORE ? [i] : []));
@@ -213,13 +213,12 @@ export class FaceAnalyzer {
    * batch get one: BATCH); undefined where the mesh model says it is not a face or its mesh box is
    * below minBoxHeight (then no attribute model runs for it).
    */
-  async analyzeAll(image: CanvasImageSource, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
+  async analyzeAll(image: FrameImage, detections: readonly Candidate[], options: AnalysisOptions): Promise<(FaceAnalysis | undefined)[]> {
     const meshes = await this.meshAll(image, detections, options.minMeshScore, options.retryBelow);
     // compared as seen in the frame: a face cut by the edge has one box there, whatever its two meshes guessed beyond it
-    const frame = image as CanvasImageSource & { width: number; height: number };
     const described = withoutDuplicateFaces(
       meshes.map((mesh, i) => mesh && this.describe(image, detections[i]!, mesh, options.keepMesh)),
-      (d) => clipBox(d.face.box, frame.width, frame.height),
+      (d) => clipBox(d.face.box, image.width, image.height),
       (d) => d.face.meshScore,
     );
     const keep = (d: Described | undefined): d is Described => d !== undefined && d.face.box.height >= (options.minBoxHeight ?? 0);
@@ -235,12 +234,12 @@ export class FaceAnalyzer {
   }
 
   /** Analyses one detected face; undefined when the mesh model says it is not a face. */
-  async analyze(image: CanvasImageSource, detection: Candidate, options: AnalysisOptions): Promise<FaceAnalysis | undefined> {
+  async analyze(image: FrameImage, detection: Candidate, options: AnalysisOptions): Promise<FaceAnalysis | undefined> {
     return (await this.analyzeAll(image, [detection], options))[0];
   }
 
   /** What the mesh gives: geometry, the box, the attribute crop and the quality (and the grey crop it was judged on). */
-  private describe(image: CanvasImageSource, detection: Candidate, { score: meshScore, points }: Mesh, keepMesh: boolean): Described {
+  private describe(image: FrameImage, detection: Candidate, { score: meshScore, points }: Mesh, keepMesh: boolean): Described {
     const geometry = faceGeometry(points);
     const box = boundingBox(points);
     // attribute crops: upright and centred on the mesh; the mesh box is ~15% larger than the
@@ -265,7 +264,7 @@ export class FaceAnalyzer {
     return { face: analysis, gray };
   }
 
-  private async addDemographics(image: CanvasImageSource, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
+  private async addDemographics(image: FrameImage, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
     const t = performance.now();
     const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
     const gear = await this.runViews(image, faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide)), 'gear', settings.gearInputSize);
@@ -280,7 +279,7 @@ export class FaceAnalyzer {
     this.times.demographics += performance.now() - t;
   }
 
-  private async addEmotions(image: CanvasImageSource, faces: readonly Described[], model: EmotionModelId): Promise<void> {
+  private async addEmotions(image: FrameImage, faces: readonly Described[], model: EmotionModelId): Promise<void> {
     const t = performance.now();
     if (model === 'emotion') {
       for (const { face, gray } of faces) {
@@ -297,7 +296,7 @@ export class FaceAnalyzer {
     this.times.emotion += performance.now() - t;
   }
 
-  private async addLiveness(image: CanvasImageSource, faces: FaceAnalysis[]): Promise<void> {
+  private async addLiveness(image: FrameImage, faces: FaceAnalysis[]): Promise<void> {
     const t = performance.now();
     const views = faces.map((f) => f.faceView);
     const real = await this.runViews(image, views, 'antispoof');
@@ -306,7 +305,7 @@ export class FaceAnalyzer {
     this.times.liveness += performance.now() - t;
   }
 
-  private async addEmbeddings(image: CanvasImageSource, faces: FaceAnalysis[], embed: NonNullable<AnalysisOptions['embed']>): Promise<void> {
+  private async addEmbeddings(image: FrameImage, faces: FaceAnalysis[], embed: NonNullable<AnalysisOptions['embed']>): Promise<void> {
     const t = performance.now();
     for (const face of faces) face.embeddings = {};
     for (const id of embed.models) {
@@ -317,7 +316,7 @@ export class FaceAnalyzer {
   }
 
   /** The second age and gender model's reading of each face, if the settings name one. */
-  private async ageGender(image: CanvasImageSource, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<{ age: number; male: number }[] | undefined> {
+  private async ageGender(image: FrameImage, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<{ age: number; male: number }[] | undefined> {
     const views = faces.map((f) => f.faceView);
     switch (settings.ageGender) {
       case 'none':
@@ -345,7 +344,7 @@ export class FaceAnalyzer {
    * The L2-normalised embedding of each view's crop; with flip, the mean of the crop's and its
    * mirror image's (the two in the same batch).
    */
-  private async embeddings(image: CanvasImageSource, id: EmbeddingModelId, views: readonly View[], flip: boolean): Promise<Float32Array[]> {
+  private async embeddings(image: FrameImage, id: EmbeddingModelId, views: readonly View[], flip: boolean): Promise<Float32Array[]> {
     const { size, channels, range, dims } = this.inputOf(id);
     const copies = flip ? 2 : 1;
     // the crop is rendered once; its mirror image is made from it (a batch may end between the two)

@@ -7,7 +7,7 @@ import { applyAffine, cropToImage, type Box, type Point, type View } from '../vi
 import type { PadFill } from '../vision/mirror-pad.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
 import { paddedPass, planFramePasses, planViews, wholeFramePass, zoomedOutView, type FramePass } from '../vision/tiling.ts';
-import type { CropRenderer } from './crop-renderer.ts';
+import type { CropRenderer, FrameImage } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
 /** how much larger than the frame the fallback view for tight crops is */
@@ -110,7 +110,7 @@ function decodeRun(out: Record<string, { data: Float32Array }>, spec: DetectorSp
 
 /** What every detector run of one search shares: the image, the detector, where to run it, and the stats it adds to. */
 interface DetectorRun {
-  image: CanvasImageSource & { width: number; height: number };
+  image: FrameImage;
   /** what fills a padded pass's pad */
   fill: PadFill;
   spec: DetectorSpec;
@@ -196,7 +196,7 @@ function detectStep(run: DetectorRun, step: DetectorStep): Promise<Candidate[]> 
 }
 
 export async function detectFaces(
-  image: CanvasImageSource & { width: number; height: number },
+  image: FrameImage,
   options: DetectorOptions,
   models: ModelRegistry,
   crops: CropRenderer,
@@ -264,7 +264,7 @@ export function uprightDetectorSteps(
 
 /** Runs one step of uprightDetectorSteps(): its faces (merged, at least minFace high) in image pixels. */
 export async function runDetectorStep(
-  image: CanvasImageSource & { width: number; height: number },
+  image: FrameImage,
   step: DetectorStep,
   options: Pick<DetectorOptions, 'detector' | 'minFace' | 'minScore' | 'edges'>,
   models: ModelRegistry,

@@ -11,12 +11,13 @@ import type { LiveSessionOptions, LiveWorkerFace, LiveWorkerFrame } from '../liv
 import type { Candidate } from '../vision/detections.ts';
 import { NAMED_LANDMARKS } from '../vision/face-mesh.ts';
 import { iou, overlapOfSmaller, type Box } from '../vision/geometry.ts';
-import type { CropRenderer } from './crop-renderer.ts';
+import type { CropRenderer, FrameImage } from './crop-renderer.ts';
 import { FaceAnalyzer, type FaceAnalysis } from './face-analyzer.ts';
 import { runDetectorStep, uprightDetectorSteps, type DetectorStep } from './face-detector.ts';
 import { DETECTION, UNPADDED_EDGES } from './image-analysis.ts';
 import { SceneCutDetector } from './scene-cut.ts';
 import type { ModelRegistry } from './model-registry.ts';
+import { VideoFramePlanes } from './video-frame-planes.ts';
 
 /**
  * The follow crop's side over the previous mesh box's side. From a detection the mesh crop is
@@ -169,17 +170,21 @@ export class LiveSession {
    * earlier, a refresh, or one detector run), so no frame pays for several; assign track ids.
    * `timeMs` must not decrease.
    */
-  async frame(image: ImageBitmap, timeMs: number): Promise<LiveWorkerFrame> {
+  async frame(image: FrameImage, timeMs: number): Promise<LiveWorkerFrame> {
     const started = performance.now();
     const difference = this.cuts.difference(image);
-    if (difference > CUT_DIFFERENCE && (this.followed.length > 0 || this.pending.length > 0)) {
-      // whatever is now where the faces were is someone else: start over from the detector
-      this.followed = [];
-      this.pending = [];
+    if (difference > CUT_DIFFERENCE) {
+      // what the mesh turned down belonged to the shot before (in the Hamilton clip a profile
+      // rejected just before the cut hid Lin-Manuel Miranda's face at its place for a second)
       this.rejected = [];
-      this.sweep = [];
-      this.tracker.cut();
-      this.lostSinceDetect = true;
+      if (this.followed.length > 0 || this.pending.length > 0) {
+        // whatever is now where the faces were is someone else: start over from the detector
+        this.followed = [];
+        this.pending = [];
+        this.sweep = [];
+        this.tracker.cut();
+        this.lostSinceDetect = true;
+      }
     }
     // a face found waits at most PENDING_MS, or PENDING_FRAMES frames at a low frame rate (at
     // 10 fps, a detector run that found 4 faces needs 4 frames to analyse them)
@@ -345,7 +350,7 @@ export class LiveSession {
    * half-turned faces the detector still sees (Marian Robinson in the Hamilton audience: mesh
    * 0.1–0.4 once followed, detector ~0.7); a face that has gone gives neither.
    */
-  private async detectorConfirms(image: ImageBitmap, a: FaceAnalysis): Promise<boolean> {
+  private async detectorConfirms(image: FrameImage, a: FaceAnalysis): Promise<boolean> {
     const side = Math.max(a.box.width, a.box.height);
     const c = centre(a.box);
     const { faces } = await runDetectorStep(
@@ -412,35 +417,43 @@ export function liveWorkerApi(
   crops: CropRenderer,
   afterFrame: (models: ModelRegistry) => void = () => {},
 ) {
-  const sessions = new Map<number, LiveSession>();
+  const sessions = new Map<number, { session: LiveSession; planes: VideoFramePlanes }>();
   let nextId = 1;
   return {
     async liveOpen(options: LiveSessionOptions): Promise<number> {
       const { models } = await ready();
       const id = nextId++;
-      sessions.set(id, new LiveSession(options, models, crops));
+      sessions.set(id, { session: new LiveSession(options, models, crops), planes: new VideoFramePlanes() });
       return id;
     },
 
     /**
-     * One frame of session `id` (transfer it: the worker closes it). A VideoFrame is turned into
-     * an ImageBitmap here (downscaled to `maxSide`); `timeMs` is the source's time of the frame.
+     * One frame of session `id` (transfer it: the worker closes it). A VideoFrame is read as its
+     * YUV planes when it has them, else turned into an ImageBitmap, either way at most `maxSide`
+     * a side; `timeMs` is the source's time of the frame.
      */
     async liveFrame(id: number, frame: ImageBitmap | VideoFrame, timeMs: number, maxSide = Infinity): Promise<LiveWorkerFrame> {
       let bitmap: ImageBitmap | undefined;
       try {
-        const session = sessions.get(id);
-        if (!session) throw new Error(`live session ${id} is closed`);
-        if (frame instanceof ImageBitmap) bitmap = frame;
+        const open = sessions.get(id);
+        if (!open) throw new Error(`live session ${id} is closed`);
+        let image: FrameImage | undefined;
+        if (frame instanceof ImageBitmap) image = frame;
         else {
-          const side = Math.max(frame.displayWidth, frame.displayHeight);
-          const scale = side > maxSide ? maxSide / side : 1;
-          bitmap = await createImageBitmap(
-            frame,
-            scale === 1 ? {} : { resizeWidth: Math.round(frame.displayWidth * scale), resizeHeight: Math.round(frame.displayHeight * scale), resizeQuality: 'medium' },
-          );
+          image = await open.planes.of(frame, maxSide);
+          if (!image) {
+            const side = Math.max(frame.displayWidth, frame.displayHeight);
+            const scale = side > maxSide ? maxSide / side : 1;
+            bitmap = await createImageBitmap(
+              frame,
+              scale === 1 ? {} : { resizeWidth: Math.round(frame.displayWidth * scale), resizeHeight: Math.round(frame.displayHeight * scale), resizeQuality: 'medium' },
+            );
+            image = bitmap;
+          }
+          // the camera's buffer goes back to it now rather than after the analysis
+          frame.close();
         }
-        return await session.frame(bitmap, timeMs);
+        return await open.session.frame(image, timeMs);
       } finally {
         frame.close();
         bitmap?.close();
