@@ -257,7 +257,11 @@ export class LiveSession {
 
     // 2. a face found by the detector on an earlier frame
     const addFace = async ({ candidate, atMs }: { candidate: Candidate; atMs: number }) => {
-      const a = await this.analyzer.analyze(image, candidate, { ...this.analysisOptions(recognition, emotions), minMeshScore: NEW_FACE_MIN_MESH_SCORE });
+      const a = await this.analyzer.analyze(image, candidate, {
+        ...this.analysisOptions(recognition, emotions),
+        minMeshScore: NEW_FACE_MIN_MESH_SCORE,
+        shiftedBelow: NEW_FACE_MIN_MESH_SCORE,
+      });
       // not a face the mesh takes: not looked at again for a while (unless the detection was old:
       // the face may have moved out of its box meanwhile)
       if (!a) {
@@ -310,7 +314,9 @@ export class LiveSession {
         }
         // as many faces as asked for are followed or waiting: no more (nor a search for them)
         if (next.length + this.pending.length >= this.options.maxFaces) continue;
-        if (this.rejected.some((r) => overlapOfSmaller(r.box, d.box) > 0.5)) continue;
+        // the same box again, not any face inside it: the whole-frame run of the Hamilton audience
+        // gives one false box across Barack and Michelle Obama, which hid both of them
+        if (this.rejected.some((r) => iou(r.box, d.box) > SAME_FACE_IOU)) continue;
         if (this.pending.some((p) => overlapOfSmaller(p.candidate.box, d.box) > 0.5)) continue;
         // its mesh and the rest on the next frames, one new face per frame
         this.pending.push({ candidate: d, atMs: timeMs, waited: 0 });
