@@ -36,6 +36,7 @@ export const DETECTION: DetectionSettings = {
   minScore: 0.6,
   fullMinScore: 0.45,
   minMeshScore: 0.65,
+  shiftedMeshBelow: 0.65,
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
   edges: CUT_FACE_EDGES,
@@ -73,6 +74,11 @@ export interface DetectionSettings {
   minScore: number;
   fullMinScore: number;
   minMeshScore: number;
+  /**
+   * a face whose mesh stays below this (after its re-centred retry) gets two more mesh runs on
+   * crops shifted sideways, the best kept (face-analyzer.ts SHIFTED_CROPS); 0: none
+   */
+  shiftedMeshBelow: number;
   rollAngles: number[];
   /** faces smaller than this (image pixels) are never searched: nothing useful can be measured on them */
   minFacePixels: number;
@@ -178,6 +184,7 @@ export async function analyzeBitmap(
     liveness: options.selector.liveness,
     keepMesh: options.keepMesh,
     minMeshScore: settings.minMeshScore,
+    shiftedBelow: settings.shiftedMeshBelow,
     // the mesh box of a face the detector found at minFace can be a little smaller
     minBoxHeight: minFace * 0.8,
   });

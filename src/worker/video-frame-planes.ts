@@ -10,7 +10,8 @@ export class VideoFramePlanes {
   /**
    * The frame's visible part as a YuvImage of at most `maxSide` logical pixels a side, or
    * undefined when its layout is not one the sampler reads (RGB formats, non-square pixels, a
-   * colour matrix other than BT.601/709): then createImageBitmap converts it.
+   * colour matrix other than BT.601/709, a copy the browser refuses): then createImageBitmap
+   * converts it.
    */
   async of(frame: VideoFrame, maxSide: number): Promise<YuvImage | undefined> {
     const rect = frame.visibleRect;
@@ -19,7 +20,13 @@ export class VideoFramePlanes {
     if (frame.displayWidth !== rect.width || frame.displayHeight !== rect.height) return undefined;
     const size = frame.allocationSize({ rect });
     if (this.buffer.length < size) this.buffer = new Uint8Array(size);
-    const layout = await frame.copyTo(this.buffer, { rect });
+    let layout: PlaneLayout[];
+    try {
+      layout = await frame.copyTo(this.buffer, { rect });
+    } catch {
+      // e.g. a visible rectangle at odd offsets, which 4:2:0 planes cannot be cut at
+      return undefined;
+    }
     const width = rect.width;
     const height = rect.height;
     const chroma = { width: Math.ceil(width / 2), height: Math.ceil(height / 2) };

@@ -1,16 +1,16 @@
-// `tsx tools/eval/cuts-cli.ts [--set border|closeup|audience]...`: only the border-cut, close-up
+// `tsx tools/eval/cuts-cli.ts [--set border|closeup|audience|photos]...`: only the border-cut, close-up
 // and audience parts of `npm run eval`, printed, nothing written (for A/B runs of a detector
 // change). `--limit N` takes every k-th photo so that N are run.
 import { parseArgs } from 'node:util';
 import { withBrowserSession } from '../harness/browser-session.ts';
 import { loadEvalSets } from './dataset.ts';
-import { audienceStats, counted, cutTargetLines, runAudience, runCutSet, scoreCuts } from './cuts-report.ts';
+import { audienceStats, counted, cutTargetLines, runAudience, runAudiencePhotos, runCutSet, scoreCuts } from './cuts-report.ts';
 import { bestIou, extraBoxes, isFound, type Rect } from './cuts.ts';
 
 const fmt = (r: Rect) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}×${Math.round(r.height)}`;
 
 const { values } = parseArgs({ options: { set: { type: 'string', multiple: true }, limit: { type: 'string' }, console: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false }, detection: { type: 'string' } } });
-const sets = values.set ?? ['border', 'closeup', 'audience'];
+const sets = values.set ?? ['border', 'closeup', 'audience', 'photos'];
 const all = loadEvalSets().faces;
 const limit = values.limit ? Number(values.limit) : all.length;
 const detection = values.detection ? (JSON.parse(values.detection) as Record<string, unknown>) : undefined;
@@ -38,6 +38,14 @@ await withBrowserSession({ console: values.console, callTimeoutMs: 600_000 }, as
     if (a.error) console.error(`audience error: ${a.error}`);
     const s = audienceStats(a);
     console.log(`audience: ${s.frames} results, ${s.facesPerResult.toFixed(2)} faces/result; ${s.perPerson.map((p) => `${p.who} ${p.frames}`).join(', ')}`);
+  }
+  if (sets.includes('photos')) {
+    const p = await runAudiencePhotos(session);
+    for (const [name, o] of [['default', p.frontal], ['FULL', p.full]] as const) {
+      if (o.error) console.error(`audience photos error: ${o.error}`);
+      const s = audienceStats(o);
+      console.log(`audience as photos, ${name}: ${(s.facesPerResult * s.frames).toFixed(0)}/${4 * s.frames}; ${s.perPerson.map((q) => `${q.who} ${q.frames}`).join(', ')}`);
+    }
   }
   console.log(`wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 });

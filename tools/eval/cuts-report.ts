@@ -138,6 +138,43 @@ export interface AudienceOutcome {
   error?: string;
 }
 
+/** The audience frames as photos: every tenth of a second, through /detect's pipeline, default selector and FULL. */
+export const AUDIENCE_PHOTOS_FPS = 10;
+
+export interface AudiencePhotosOutcome {
+  frontal: AudienceOutcome;
+  full: AudienceOutcome;
+}
+
+export async function runAudiencePhotos(session: BrowserSession): Promise<AudiencePhotosOutcome> {
+  const run = async (full: boolean): Promise<AudienceOutcome> => {
+    try {
+      return { frames: await session.call<AudienceFrame[]>('detectSegment', `${DATA_DIR}/${AUDIENCE.file}`, AUDIENCE_PHOTOS_FPS, AUDIENCE.fromS, AUDIENCE.toS, full) };
+    } catch (error) {
+      return { frames: [], error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  return { frontal: await run(false), full: await run(true) };
+}
+
+export function audiencePhotosMarkdown(o: AudiencePhotosOutcome): string {
+  const error = o.frontal.error ?? o.full.error;
+  if (error) return `### Half-turned faces in photos\n\nerror: ${error}`;
+  const f = audienceStats(o.frontal);
+  const u = audienceStats(o.full);
+  return [
+    '### Half-turned faces in photos',
+    '',
+    `The same audience segment as photos: ${f.frames} frames of ${AUDIENCE.file} (${AUDIENCE.fromS}–${AUDIENCE.toS} s, one every ${1000 / AUDIENCE_PHOTOS_FPS} ms, 640×360), ` +
+      `each through /detect's pipeline (minHeadScale 0.015); 4 people in view, three of them half-turned (yaw 35–60°). ` +
+      `Found: **${(f.facesPerResult * f.frames).toFixed(0)}/${4 * f.frames}** faces with the default selector, **${(u.facesPerResult * u.frames).toFixed(0)}/${4 * u.frames}** with FULL.`,
+    '',
+    '| person | frames found, default selector | frames found, FULL |',
+    '|---|--:|--:|',
+    ...f.perPerson.map((p, i) => `| ${p.who} | ${p.frames}/${f.frames} | ${u.perPerson[i]!.frames}/${u.frames} |`),
+  ].join('\n');
+}
+
 export async function runAudience(session: BrowserSession, storageName: string): Promise<AudienceOutcome> {
   try {
     const frames = await session.call<AudienceFrame[]>('watchSegment', `${DATA_DIR}/${AUDIENCE.file}`, storageName, AUDIENCE.fps, AUDIENCE.fromS, AUDIENCE.toS, { width: 640, height: 480 });

@@ -2,7 +2,7 @@
 // models on expressions/) over ../shared/data in headless Chromium (WASM backend), written into
 // docs/accuracy.md between the detection-eval and emotion-eval markers; the border-cut and
 // close-up sets (built at eval time from faces/ photos) and the faces followed in the Hamilton
-// audience between the detection-cuts-eval markers.
+// audience (followed by engine.watch, and its frames as photos) between the detection-cuts-eval markers.
 //   --console (page logs)  --no-write (stdout only)
 // Exits non-zero only when the harness or an analysis fails, never on an accuracy miss.
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { ACCURACY_DOC, writeSections } from './accuracy-doc.ts';
 import { loadEvalSets } from './dataset.ts';
 import { detectionMarkdown, scoreDetection, targetLines, type Scored } from './detection-report.ts';
 import { emotionMarkdown, emotionSummaryLines, expectedEmotions, scoreEmotion } from './emotion-report.ts';
-import { audienceMarkdown, audienceStats, cutsMarkdown, cutTargetLines } from './cuts-report.ts';
+import { audienceMarkdown, audiencePhotosMarkdown, audienceStats, cutsMarkdown, cutTargetLines } from './cuts-report.ts';
 import { videoErrors, videoMarkdown, videoTargetLines } from './video-report.ts';
 import { PageReloaded, runEval, type EvalOutcome } from './run.ts';
 
@@ -90,6 +90,10 @@ async function main(): Promise<void> {
   for (const line of cutTargetLines(outcome.border, outcome.closeUp)) console.log(line);
   const audience = audienceStats(outcome.audience);
   console.log(`audience: ${audience.facesPerResult.toFixed(2)} faces per result over ${audience.frames} results (${audience.perPerson.map((p) => `${p.who} ${p.frames}`).join(', ')})`);
+  for (const [name, o] of [['default selector', outcome.audiencePhotos.frontal], ['FULL', outcome.audiencePhotos.full]] as const) {
+    const s = audienceStats(o);
+    console.log(`audience as photos, ${name}: ${(s.facesPerResult * s.frames).toFixed(0)}/${4 * s.frames} faces (${s.perPerson.map((p) => `${p.who} ${p.frames}`).join(', ')})`);
+  }
   outcome.errors.push(...videoErrors(outcome.video));
 
   if (outcome.errors.length) {
@@ -123,7 +127,7 @@ async function main(): Promise<void> {
     { name: 'video-eval', body: videoMarkdown(outcome.video) },
     {
       name: 'detection-cuts-eval',
-      body: `## Faces cut by the edge, close up, and followed in the audience\n\nMeasured with the detection run above (same date, machine and settings; issue 31).\n\n${cutsMarkdown(outcome.border, outcome.closeUp)}\n\n${audienceMarkdown(outcome.audience)}`,
+      body: `## Faces cut by the edge, close up, and followed in the audience\n\nMeasured with the detection run above (same date, machine and settings; issue 31).\n\n${cutsMarkdown(outcome.border, outcome.closeUp)}\n\n${audienceMarkdown(outcome.audience)}\n\n${audiencePhotosMarkdown(outcome.audiencePhotos)}`,
     },
   ]);
   console.log(`\nwritten to ${ACCURACY_DOC}`);

@@ -8,7 +8,7 @@ import { absolutePath, type EvalSets, type ManifestFile } from './dataset.ts';
 import { describeFaces, type Scored } from './detection-report.ts';
 import { EMOTION_MODELS, expectedEmotions, type EmotionCase } from './emotion-report.ts';
 import { runVideoChecks, type VideoOutcome } from './video-report.ts';
-import { runAudience, runCutSet, type AudienceOutcome, type CutSetOutcome } from './cuts-report.ts';
+import { runAudience, runAudiencePhotos, runCutSet, type AudienceOutcome, type AudiencePhotosOutcome, type CutSetOutcome } from './cuts-report.ts';
 import type { EvalImage, EvalInfo, EvalOptions, EvalResult } from './pages/eval.ts';
 
 const PAGE = '/tools/eval/pages/eval.html';
@@ -46,6 +46,8 @@ export interface EvalOutcome {
   closeUp: CutSetOutcome;
   /** engine.watch() over the audience segment of short_hamilton_clip */
   audience: AudienceOutcome;
+  /** the same segment's frames as photos */
+  audiencePhotos: AudiencePhotosOutcome;
 }
 
 class Runner {
@@ -131,8 +133,10 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
     const closeUp = await runCutSet(session, sets.faces, 'closeup');
     console.log(`  close-up: ${closeUp.outcomes.length} crops`);
     const audience = await runAudience(session, `eval-audience-${Date.now()}`);
+    const audiencePhotos = await runAudiencePhotos(session);
     if (runner.reloaded) throw new PageReloaded('the border-cut, close-up and audience sets');
-    runner.errors.push(...border.errors, ...closeUp.errors, ...(audience.error ? [`audience: ${audience.error}`] : []));
+    const photosError = audiencePhotos.frontal.error ?? audiencePhotos.full.error;
+    runner.errors.push(...border.errors, ...closeUp.errors, ...(audience.error ? [`audience: ${audience.error}`] : []), ...(photosError ? [`audience photos: ${photosError}`] : []));
     return {
       info,
       chromium: session.browser.version(),
@@ -148,6 +152,7 @@ export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFi
       border,
       closeUp,
       audience,
+      audiencePhotos,
     };
   });
 }

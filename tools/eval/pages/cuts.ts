@@ -141,4 +141,28 @@ async function watchSegment(absPath: string, storageName: string, fps: number, f
   }
 }
 
-expose({ analyzeCuts, watchSegment });
+/**
+ * Frames of a clip segment as photos: each through the pipeline as /detect runs it (default
+ * selector, or FULL), centre x and width of every face returned. The frames are the clip's own
+ * (640×360), not letterboxed.
+ */
+async function detectSegment(absPath: string, fps: number, fromS: number, toS: number, full: boolean): Promise<AudienceFrame[]> {
+  await ready;
+  const url = URL.createObjectURL(await (await fetch(`/@fs${absPath}`)).blob());
+  try {
+    const out: AudienceFrame[] = [];
+    for await (const frame of seekFrames(url, fps, fromS, toS)) {
+      const time_ms = frame.timestamp / 1000;
+      const bitmap = await createImageBitmap(frame);
+      frame.close();
+      const r = await vision.api.analyzeFrame(Comlink.transfer(bitmap, [bitmap]), { ...OPTIONS, minHeadScale: 0.015, selector: { ...OPTIONS.selector, full } });
+      if (!r.ok) throw new Error(`${r.error.kind} (${r.error.code}): ${r.error.message}`);
+      out.push({ time_ms, faces: r.value.faces.map((f) => ({ cx: f.box.x + f.box.width / 2, width: f.box.width, detected: true })) });
+    }
+    return out;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+expose({ analyzeCuts, watchSegment, detectSegment });
