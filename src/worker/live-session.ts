@@ -229,6 +229,7 @@ export class LiveSession {
         ...this.analysisOptions(embed, emotionFaces.has(f)),
         minMeshScore: FOLLOW_CHECK_MIN_MESH_SCORE,
         retryBelow: FOLLOW_MIN_MESH_SCORE,
+        shiftedBelow: FOLLOW_MIN_MESH_SCORE,
       });
       if (a && a.meshScore < FOLLOW_MIN_MESH_SCORE && !(await this.detectorConfirms(image, a))) a = undefined;
       if (!a || a.box.width < 8 || !onFrame(a.box, image)) {
