@@ -210,8 +210,8 @@ export function sampleRgba(image: YuvImage, toImage: Affine, out: Uint8ClampedAr
 /**
  * A `cols` × `rows` grey thumbnail (full-range luma 0–255), each value the bilinear luma at its
  * cell's centre, not the cell's mean: what a canvas drawImage to that size gives at its default
- * smoothing, on which the scene-cut threshold was measured (averaged cells differ less between
- * frames: a cut into the Hamilton clip's medium shot went unnoticed).
+ * smoothing, on which the scene-cut threshold was measured (Hamilton clip at 10 fps: 28.4 here
+ * against 28.8 from the canvas at its cut into the medium shot, 2.4–22 within shots, as there).
  */
 export function greyThumbnail(image: YuvImage, cols: number, rows: number): Float32Array {
   const p = image.level(0).y;
