@@ -153,7 +153,8 @@ export function sampleRgba(image: YuvImage, toImage: Affine, out: Uint8ClampedAr
   const { y0, yk, rv, gu, gv, bu } = coefficients(image.colour);
   const w = image.width;
   const h = image.height;
-  // the planes read inline (the per-pixel cost); U and V share their layout (checked in YuvImage)
+  // the planes read inline, not through bilinear(): a 192-px crop in Chromium took 0.93–1.0 ms
+  // against 1.2–1.8 with three calls a pixel; U and V share their layout (checked in YuvImage)
   const { data: ld, offset: lo, stride: lstride } = lp;
   const lmaxX = lp.width - 1;
   const lmaxY = lp.height - 1;
