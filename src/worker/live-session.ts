@@ -32,7 +32,8 @@ const MESH_CROP = 1.4;
 const MESH_PER_DETECTOR_BOX = 1.15;
 /**
  * A followed face is kept while the mesh's face-presence score is at least this (after one
- * retry on a re-centred crop); lower than a new detection's since the face was already
+ * retry on a re-centred crop, then two on crops shifted sideways: face-analyzer.ts); lower than
+ * a new detection's since the face was already
  * confirmed: in the Hamilton audience shot a laughing, tilted face scores 0.37–0.6 on its
  * follow crop while a face that left the crop scores ≤ 0.1.
  */

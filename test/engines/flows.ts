@@ -168,6 +168,18 @@ export function engineFlows(name: BrowserName): void {
       expect(m.deleted.status_code).toBe('5');
     }, step(180_000));
 
+    it('engine.watch follows the face of a clip playing in a <video>, and of VideoFrames taken from it', async () => {
+      const playable = await call('playable', [Object.fromEntries(CLIPS.map((c) => [c.name, c.type]))], 10_000);
+      const clip = CLIPS.find((c) => playable[c.name] !== '');
+      expect(clip, `${name} plays none of the clips`).toBeDefined();
+      await call('putFile', [clip!.name, base64File(clip!.path), typeOf(clip!.path)], 30_000);
+      const w = await call('watchClip', [clip!.name, 8, limit(60_000)], 150_000);
+      report.watch = w;
+      expect(w.element.results, JSON.stringify(w)).toBeGreaterThan(0);
+      expect(w.element.withFace, JSON.stringify(w)).toBeGreaterThan(0);
+      if (w.videoFrames) expect(w.videoFrames.withFace, JSON.stringify(w)).toBeGreaterThan(0);
+    }, step(150_000));
+
     demoFlows(() => browser, { name, limit, step, report, baseUrl: () => inject('enginesBaseUrl') });
   });
 }

@@ -136,6 +136,64 @@ async function media(name: string, limitMs: number) {
   };
 }
 
+/**
+ * engine.watch() on a clip playing in a <video> (the path every browser takes), then, where the
+ * browser has WebCodecs' VideoFrame, on VideoFrames taken from it (Chromium's camera path: the
+ * worker reads I420/NV12 planes itself). Each until `results` results or `limitMs`.
+ */
+async function watchClip(name: string, results: number, limitMs: number) {
+  const e = need();
+  const video = document.createElement('video');
+  video.muted = true;
+  video.loop = true;
+  video.playsInline = true;
+  const url = URL.createObjectURL(file(name));
+  video.src = url;
+  const run = async (source: Parameters<Engine['watch']>[0], options: Parameters<Engine['watch']>[1]) => {
+    const t = performance.now();
+    const live = e.watch(source, options);
+    let count = 0;
+    let withFace = 0;
+    let tracks = new Set<string>();
+    const stop = setTimeout(() => void live.stop(), limitMs);
+    try {
+      for await (const frame of live) {
+        count++;
+        if (frame.faces.length > 0) withFace++;
+        tracks = new Set([...tracks, ...frame.faces.map((f) => f.track_id)]);
+        if (count >= results) break;
+      }
+    } finally {
+      clearTimeout(stop);
+      await live.stop();
+    }
+    return { results: count, withFace, tracks: tracks.size, ms: performance.now() - t };
+  };
+  try {
+    await video.play();
+    const element = await run(video, { analyses: 'boxes' });
+    let videoFrames: (Awaited<ReturnType<typeof run>> & { format: string | null }) | undefined;
+    if (typeof VideoFrame !== 'undefined') {
+      let format: string | null = null;
+      async function* frames(): AsyncGenerator<VideoFrame> {
+        for (let k = 0; k < results * 4; k++) {
+          await sleep(50);
+          const frame = new VideoFrame(video, { timestamp: Math.round(video.currentTime * 1e6) + k });
+          format = frame.format;
+          yield frame;
+        }
+      }
+      videoFrames = { ...(await run(frames(), { analyses: 'boxes', dropFrames: false })), format };
+    }
+    return { element, videoFrames };
+  } finally {
+    video.pause();
+    video.removeAttribute('src');
+    video.load();
+    URL.revokeObjectURL(url);
+  }
+}
+
 const base64Of = async (blob: Blob) => {
   const bytes = new Uint8Array(await blob.arrayBuffer());
   let s = '';
@@ -239,4 +297,4 @@ function stop() {
   engine = undefined;
 }
 
-expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, shims, enrollWithFailingStore, stop });
+expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, stop });
