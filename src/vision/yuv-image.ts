@@ -110,25 +110,6 @@ export class YuvImage {
   }
 }
 
-/** Bilinear sample of a plane at plane coordinates (x, y) in pixel-centre units, clamped to its edges. */
-function bilinear(p: Plane, x: number, y: number): number {
-  const maxX = p.width - 1;
-  const maxY = p.height - 1;
-  const xc = x < 0 ? 0 : x > maxX ? maxX : x;
-  const yc = y < 0 ? 0 : y > maxY ? maxY : y;
-  const x0 = xc | 0;
-  const y0 = yc | 0;
-  const fx = xc - x0;
-  const fy = yc - y0;
-  const r0 = p.offset + y0 * p.stride;
-  const r1 = y0 < maxY ? r0 + p.stride : r0;
-  const c0 = x0 * p.step;
-  const c1 = x0 < maxX ? c0 + p.step : c0;
-  const d = p.data;
-  const top = d[r0 + c0]! + (d[r0 + c1]! - d[r0 + c0]!) * fx;
-  return top + (d[r1 + c0]! + (d[r1 + c1]! - d[r1 + c0]!) * fx - top) * fy;
-}
-
 /** Where the sampled rectangle lands in the output, and the output's row length in pixels. */
 export interface OutputRect {
   x: number;
@@ -141,20 +122,21 @@ export interface OutputRect {
 /**
  * Fills `out` (RGBA) over `rect` with the image seen through `toImage` (output pixel → logical
  * image pixel, as geometry's cropToImage gives it): bilinear from the mipmap level that suits the
- * scale; points outside the image are black. Pixels of `out` outside `rect` are left as they are.
+ * scale, or from `level` when given; points outside the image are black. Pixels of `out` outside
+ * `rect` are left as they are.
  */
-export function sampleRgba(image: YuvImage, toImage: Affine, out: Uint8ClampedArray, rect: OutputRect): void {
+export function sampleRgba(image: YuvImage, toImage: Affine, out: Uint8ClampedArray, rect: OutputRect, level?: number): void {
   const [a, b, c, d, e, f] = toImage;
-  const footprint = Math.sqrt(Math.abs(a * d - b * c));
-  const k = image.levelFor(footprint);
+  const k = level ?? image.levelFor(Math.sqrt(Math.abs(a * d - b * c)));
   const { y: lp, u: up, v: vp } = image.level(k);
   // logical pixel → this level's luma plane coordinates (pixel centres); chroma at half of them
   const ls = image.planeScale / 2 ** k;
   const { y0, yk, rv, gu, gv, bu } = coefficients(image.colour);
   const w = image.width;
   const h = image.height;
-  // the planes read inline, not through bilinear(): a 192-px crop in Chromium took 0.93–1.0 ms
-  // against 1.2–1.8 with three calls a pixel; U and V share their layout (checked in YuvImage)
+  // the planes read inline, not through a bilinear(plane, x, y) helper: a 192-px crop in Chromium
+  // took 0.93–1.0 ms against 1.2–1.8 with three calls a pixel; U and V share their layout (checked
+  // in YuvImage)
   const { data: ld, offset: lo, stride: lstride } = lp;
   const lmaxX = lp.width - 1;
   const lmaxY = lp.height - 1;
@@ -206,23 +188,4 @@ export function sampleRgba(image: YuvImage, toImage: Affine, out: Uint8ClampedAr
       out[o + 2] = (lum + bu * cu + 0.5) | 0;
     }
   }
-}
-
-/**
- * A `cols` × `rows` grey thumbnail (full-range luma 0–255), each value the bilinear luma at its
- * cell's centre, not the cell's mean: what a canvas drawImage to that size gives at its default
- * smoothing, on which the scene-cut threshold was measured (Hamilton clip at 10 fps: 28.4 here
- * against 28.8 from the canvas at its cut into the medium shot, 2.4–22 within shots, as there).
- */
-export function greyThumbnail(image: YuvImage, cols: number, rows: number): Float32Array {
-  const p = image.level(0).y;
-  const { y0, yk } = coefficients(image.colour);
-  const out = new Float32Array(cols * rows);
-  for (let j = 0; j < rows; j++) {
-    for (let i = 0; i < cols; i++) {
-      const v = bilinear(p, ((i + 0.5) * p.width) / cols - 0.5, ((j + 0.5) * p.height) / rows - 0.5);
-      out[j * cols + i] = Math.min(255, Math.max(0, yk * (v - y0)));
-    }
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 // Crops sampled from YUV planes (src/vision/yuv-image.ts): colours, geometry, mipmaps, layouts.
 import { describe, expect, it } from 'vitest';
-import { BT601, greyThumbnail, halvePlanes, sampleRgba, YuvImage, type Plane } from '../../src/vision/yuv-image.ts';
+import { BT601, halvePlanes, sampleRgba, YuvImage, type Plane } from '../../src/vision/yuv-image.ts';
 
 /** I420 planes of a w×h frame whose Y, U and V come from functions of the luma pixel / chroma pixel. */
 function i420(w: number, h: number, y: (x: number, y: number) => number, u: (x: number, y: number) => number, v: (x: number, y: number) => number) {
@@ -123,11 +123,24 @@ describe('mipmaps', () => {
     for (const r of reds) expect(Math.abs(r - 128)).toBeLessThan(12);
   });
 
-  it('greyThumbnail gives full-range luma at each cell centre', () => {
-    const planes = i420(64, 32, (x) => (x < 32 ? 16 : 235), () => 128, () => 128);
-    const grey = greyThumbnail(new YuvImage(64, 32, planes, 1), 4, 2);
-    expect(grey[0]).toBeCloseTo(0, 0);
-    expect(grey[3]).toBeCloseTo(255, 0);
+  it('a level given reads that level: level 0 samples the full-resolution stripes, as a canvas at its default smoothing', () => {
+    const planes = i420(64, 64, (x) => (x % 2 ? 235 : 16), () => 128, () => 128);
+    const out = new Uint8ClampedArray(16 * 16 * 4);
+    sampleRgba(new YuvImage(64, 64, planes, 1), [4, 0, 0, 4, 0, 0], out, whole(16, 16), 0);
+    // output centres land between a dark and a light column: half of each, not the stripes' mean of a 4×4 area
+    const reds = Array.from({ length: 16 }, (_, i) => pixel(out, 16, i, 8)[0]!);
+    expect(new Set(reds).size).toBe(1);
+    const averaged = new Uint8ClampedArray(16 * 16 * 4);
+    sampleRgba(new YuvImage(64, 64, planes, 1), [4.4, 0, 0, 4, 0, 0], averaged, whole(16, 16));
+    const point = new Uint8ClampedArray(16 * 16 * 4);
+    sampleRgba(new YuvImage(64, 64, planes, 1), [4.4, 0, 0, 4, 0, 0], point, whole(16, 16), 0);
+    const spread = (rgba: Uint8ClampedArray) => {
+      const r = Array.from({ length: 14 }, (_, i) => pixel(rgba, 16, i, 8)[0]!);
+      return Math.max(...r) - Math.min(...r);
+    };
+    // off the half-pixel grid, level 0 shows the stripes (aliasing) where the averaged level does not
+    expect(spread(point)).toBeGreaterThan(100);
+    expect(spread(averaged)).toBeLessThan(40);
   });
 });
 

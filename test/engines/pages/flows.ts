@@ -154,13 +154,13 @@ async function watchClip(name: string, results: number, limitMs: number) {
     const live = e.watch(source, options);
     let count = 0;
     let withFace = 0;
-    let tracks = new Set<string>();
+    const tracks = new Set<string>();
     const stop = setTimeout(() => void live.stop(), limitMs);
     try {
       for await (const frame of live) {
         count++;
         if (frame.faces.length > 0) withFace++;
-        tracks = new Set([...tracks, ...frame.faces.map((f) => f.track_id)]);
+        for (const f of frame.faces) tracks.add(f.track_id);
         if (count >= results) break;
       }
     } finally {

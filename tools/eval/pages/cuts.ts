@@ -155,7 +155,7 @@ async function detectSegment(absPath: string, fps: number, fromS: number, toS: n
       const time_ms = frame.timestamp / 1000;
       const bitmap = await createImageBitmap(frame);
       frame.close();
-      const r = await vision.api.analyzeFrame(Comlink.transfer(bitmap, [bitmap]), { ...OPTIONS, minHeadScale: 0.015, selector: { ...OPTIONS.selector, full } });
+      const r = await vision.api.analyzeFrame(Comlink.transfer(bitmap, [bitmap]), { ...OPTIONS, selector: { ...OPTIONS.selector, full } });
       if (!r.ok) throw new Error(`${r.error.kind} (${r.error.code}): ${r.error.message}`);
       out.push({ time_ms, faces: r.value.faces.map((f) => ({ cx: f.box.x + f.box.width / 2, width: f.box.width, detected: true })) });
     }
