@@ -16,6 +16,13 @@ export const RuntimeEnvSchema = z.object({
   /** WASM threads; default: every core, at most 4 */
   numThreads: z.number().int().min(1).max(16).optional(),
   /**
+   * Workers that run models. Default: 2 where ORT runs one thread (no SharedArrayBuffer: a page
+   * without COOP/COEP, WebKit) on a device with two cores or more — a second worker's ORT takes
+   * half the runs on the second core — else 1. 2 with threads runs both workers on one thread
+   * each unless numThreads says otherwise (src/worker/model-peer.ts, docs/benchmarks.md).
+   */
+  modelWorkers: z.number().int().min(1).max(2).optional(),
+  /**
    * Image formats the face endpoints and /v2/media accept, decided by content. Default: every
    * still format the browser decodes; `KAIROS_FORMATS` (['jpeg', 'png']) is the strict
    * contract. Anything else is 5000. See docs/intake.md.

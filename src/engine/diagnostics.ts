@@ -4,7 +4,7 @@
 // engine.handle, the shims, media jobs) reports them without the services knowing.
 import type { Result } from '../errors.ts';
 import type { ImageAnalysis, ImageTimings } from '../worker/image-analysis.ts';
-import type { ModelLoad } from '../worker/model-registry.ts';
+import type { ModelLoad, ModelRuns } from '../worker/model-registry.ts';
 import type { PlatformInfo } from './platform.ts';
 
 /** Which part of the engine ran the analysis. */
@@ -26,6 +26,8 @@ export interface EngineDiagnostics {
    * media frames), with its per-stage timings and face count; returns unsubscribe
    */
   onTimings(listener: TimingsListener): () => void;
+  /** model runs answered so far by the vision worker and by its model peer (the second core's worker, where ORT runs one thread) */
+  modelRuns(): Promise<ModelRuns>;
   /** ms from createEngine() start to ready */
   readonly startupMs: number;
   /** which browser features exist and which path the engine took (threads or one, WebGPU, ImageDecoder, OffscreenCanvas, storage estimate) — src/engine/platform.ts */

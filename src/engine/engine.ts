@@ -277,6 +277,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     watch: (source, o) => watch({ vision: vision.api, closed: closing.signal, ...galleryMatcher(recognitionStore(galleries, searchIndex), api.appId) }, source, o),
     diagnostics: {
       modelLoads: () => vision.api.modelLoads(),
+      modelRuns: () => vision.api.modelRuns(),
       onTimings: (listener) => timings.subscribe(listener),
       startupMs: performance.now() - started,
       platform: () => platformInfo(backend),

@@ -13,6 +13,8 @@ export interface PlatformInfo {
   compute: 'threads' | 'one thread' | 'webgpu';
   /** WASM threads ORT runs with (engine.backend.threads) */
   threads: number;
+  /** workers running models: 2 where a second worker's ORT uses another core because ORT runs one thread (createEngine's modelWorkers) */
+  modelWorkers: number;
   /** navigator.gpu exists (the engine takes it only with a real, non-fallback adapter) */
   webgpu: boolean;
   /**
@@ -46,6 +48,7 @@ export async function platformInfo(backend: BackendInfo): Promise<PlatformInfo> 
     sharedArrayBuffer: typeof SharedArrayBuffer !== 'undefined',
     compute: backend.backend === 'webgpu' ? 'webgpu' : backend.threads > 1 ? 'threads' : 'one thread',
     threads: backend.threads,
+    modelWorkers: backend.modelWorkers ?? 1,
     webgpu: typeof (globalThis.navigator as Navigator & { gpu?: unknown } | undefined)?.gpu !== 'undefined',
     imageDecoder: typeof g.ImageDecoder === 'function',
     decoding: 'createImageBitmap',

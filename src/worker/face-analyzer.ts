@@ -190,17 +190,16 @@ export class FaceAnalyzer {
     const { dims } = this.inputOf(modelId, side);
     const item = dims[1]! * dims[2]! * dims[3]!;
     const batchSize = BATCH[modelId] ?? 1;
-    const results: Record<string, Float32Array>[] = [];
+    // every batch is filled now (in order) and queued at once, so a model peer can take some
+    const batches: Promise<Record<string, Float32Array>[]>[] = [];
     for (let start = 0; start < count; start += batchSize) {
       const n = Math.min(batchSize, count - start);
-      const out = await this.models.runFilled(modelId, [n, ...dims.slice(1)], (input) => {
+      const run = this.models.runFilled(modelId, [n, ...dims.slice(1)], (input) => {
         for (let i = 0; i < n; i++) write(start + i, input.subarray(i * item, (i + 1) * item));
       });
-      for (let i = 0; i < n; i++) {
-        results.push(Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data.subarray((i * data.length) / n, ((i + 1) * data.length) / n)])));
-      }
+      batches.push(run.then((out) => Array.from({ length: n }, (_, i) => Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data.subarray((i * data.length) / n, ((i + 1) * data.length) / n)])))));
     }
-    return results;
+    return (await Promise.all(batches)).flat();
   }
 
   /** Runs a model on crops of several views (batched: runEach); each view's outputs. */
@@ -255,10 +254,14 @@ export class FaceAnalyzer {
     const kept = described.filter(keep);
     const found = kept.map((d) => d.face);
     if (found.length > 0) {
-      if (options.demographics) await this.addDemographics(image, found, options.demographics);
-      if (options.emotion) await this.addEmotions(image, kept, options.emotionModel ?? DEFAULT_EMOTION_MODEL);
-      if (options.liveness) await this.addLiveness(image, found);
-      if (options.embed && options.embed.models.length > 0) await this.addEmbeddings(image, found, options.embed);
+      // the stages are independent: all their runs queue together (a model peer takes its share;
+      // alone, the runs go one after another as before, and each stage's time overlaps the others')
+      await Promise.all([
+        options.demographics && this.addDemographics(image, found, options.demographics),
+        options.emotion && this.addEmotions(image, kept, options.emotionModel ?? DEFAULT_EMOTION_MODEL),
+        options.liveness && this.addLiveness(image, found),
+        options.embed && options.embed.models.length > 0 && this.addEmbeddings(image, found, options.embed),
+      ]);
     }
     return described.map((d) => (keep(d) ? d.face : undefined));
   }
@@ -297,8 +300,10 @@ export class FaceAnalyzer {
   private async addDemographics(image: FrameImage, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
     const t = performance.now();
     const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
-    const gear = await this.runViews(image, faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide)), 'gear', settings.gearInputSize);
-    const second = await this.ageGender(image, faces, settings);
+    const [gear, second] = await Promise.all([
+      this.runViews(image, faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide)), 'gear', settings.gearInputSize),
+      this.ageGender(image, faces, settings),
+    ]);
     faces.forEach((face, i) => {
       face.demographics = {
         age: estimateAge(gear[i]!.age_output!, second?.[i]!.age, settings.secondModelAge),
@@ -329,8 +334,7 @@ export class FaceAnalyzer {
   private async addLiveness(image: FrameImage, faces: FaceAnalysis[]): Promise<void> {
     const t = performance.now();
     const views = faces.map((f) => f.faceView);
-    const real = await this.runViews(image, views, 'antispoof');
-    const live = await this.runViews(image, views, 'liveness');
+    const [real, live] = await Promise.all([this.runViews(image, views, 'antispoof'), this.runViews(image, views, 'liveness')]);
     faces.forEach((face, i) => (face.liveness = combineLiveness(real[i]!.activation_4![0]!, live[i]!.activation_6![0]!)));
     this.times.liveness += performance.now() - t;
   }
@@ -338,10 +342,12 @@ export class FaceAnalyzer {
   private async addEmbeddings(image: FrameImage, faces: FaceAnalysis[], embed: NonNullable<AnalysisOptions['embed']>): Promise<void> {
     const t = performance.now();
     for (const face of faces) face.embeddings = {};
-    for (const id of embed.models) {
-      const found = await this.embeddings(image, id, faces.map((f) => this.alignedView(id, f.geometry, f.faceView)), embed.flip);
-      faces.forEach((face, i) => (face.embeddings![id] = found[i]!));
-    }
+    await Promise.all(
+      embed.models.map(async (id) => {
+        const found = await this.embeddings(image, id, faces.map((f) => this.alignedView(id, f.geometry, f.faceView)), embed.flip);
+        faces.forEach((face, i) => (face.embeddings![id] = found[i]!));
+      }),
+    );
     this.times.embed += performance.now() - t;
   }
 

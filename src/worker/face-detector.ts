@@ -215,7 +215,9 @@ export async function detectFaces(
   const candidates: Candidate[] = [];
   const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
   const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats, fill: options.edges?.fill ?? 'black' };
-  for (const step of steps) candidates.push(...(await detectStep(run, step)));
+  // every step is rendered now and queued at once, so a model peer can take some (the order of the
+  // candidates, and so the merge, stays the steps' order)
+  for (const found of await Promise.all(steps.map((step) => detectStep(run, step)))) candidates.push(...found);
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;

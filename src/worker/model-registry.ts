@@ -4,6 +4,8 @@ import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../mod
 import type { OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
 import { InputBuffers } from './input-buffers.ts';
+import { PeerFailure, type ModelPeer } from './model-peer.ts';
+import { RunScheduler } from './run-scheduler.ts';
 
 export interface NamedOutput {
   data: Float32Array;
@@ -23,6 +25,14 @@ export interface ModelWarmUp {
   id: string;
   loadMs: number;
   firstRunMs: number;
+}
+
+/** How many model runs each worker answered (engine.diagnostics.modelRuns()). */
+export interface ModelRuns {
+  /** the vision worker's own ORT */
+  here: number;
+  /** the model peer's (0 without one) */
+  peer: number;
 }
 
 /** A model's load as diagnostics report it. */
@@ -50,6 +60,10 @@ export class ModelRegistry {
   /** unpacked bytes of models whose code-cache warm-up is still to come (manifest `codeCacheWarmUp`) */
   private readonly codeCacheWarmUps = new Map<string, Uint8Array>();
   private readonly inputs = new InputBuffers();
+  /** a second worker's runtime and the queue both share (attachPeer) */
+  private peer: ModelPeer | undefined;
+  private localRuns = 0;
+  private scheduler: RunScheduler<Record<string, NamedOutput>> | undefined;
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -63,6 +77,37 @@ export class ModelRegistry {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`model manifest not found at ${url} (HTTP ${response.status})`);
     return new ModelRegistry(backend, locate, ModelManifestSchema.parse(await response.json()));
+  }
+
+  /**
+   * Shares model runs with a peer worker from now on (src/worker/model-peer.ts): runs queue and
+   * whichever runtime is free takes the next; models loaded from now on are handed to it too.
+   */
+  attachPeer(peer: ModelPeer): void {
+    this.peer = peer;
+    const here = { accepts: () => true, run: (id: string, input: Float32Array, dims: readonly number[]) => this.runHere(id, input, dims) };
+    this.scheduler = new RunScheduler([peer.lane, here], { isFatal: (error) => error instanceof PeerFailure });
+  }
+
+  /**
+   * A model's session from bytes another worker already fetched and unpacked (a peer's models);
+   * nothing is downloaded.
+   */
+  adopt(id: string, model: Uint8Array): Promise<LoadedModel> {
+    let loaded = this.sessions.get(id);
+    if (!loaded) {
+      const entry = this.entry(id);
+      const started = performance.now();
+      loaded = this.backend.createSession(model, entry.sessionOptimization).then((session) => ({ entry, session, loadMs: performance.now() - started }));
+      this.sessions.set(id, loaded);
+      loaded.catch(() => this.sessions.delete(id));
+    }
+    return loaded;
+  }
+
+  /** Model runs answered so far by this worker's ORT and by the peer's (diagnostics). */
+  runCounts(): ModelRuns {
+    return { here: this.localRuns, peer: this.scheduler?.runs[0] ?? 0 };
   }
 
   entry(id: string): ModelEntry {
@@ -87,6 +132,8 @@ export class ModelRegistry {
     if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
     // float32 weights for ORT, unpacked here rather than folded by ORT at its baseline tier
     const { model } = unpackStoredWeights(new Uint8Array(await response.arrayBuffer()));
+    // the peer builds its session from a copy while this one builds its own
+    this.peer?.adopt(entry.id, model);
     const session = await this.backend.createSession(model, entry.sessionOptimization);
     if (entry.codeCacheWarmUp) this.codeCacheWarmUps.set(entry.id, model);
     const loadMs = performance.now() - started;
@@ -114,10 +161,19 @@ export class ModelRegistry {
     return { id, loadMs: loadedBefore ? 0 : loadMs, firstRunMs: performance.now() - started };
   }
 
-  /** Runs a single-input model; returns every output as a plain Float32Array. */
-  async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
+  /**
+   * Runs a single-input model; returns every output as a plain Float32Array. With a peer the run
+   * queues for whichever runtime is free first (start several runs together for both to work).
+   */
+  run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
+    return this.scheduler ? this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims) : this.runHere(id, input, dims);
+  }
+
+  /** Runs a model in this worker's ORT. */
+  private async runHere(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
     this.warmed.add(id);
+    this.localRuns++;
     const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
     const out: Record<string, NamedOutput> = {};
     for (const [name, tensor] of Object.entries(results)) {

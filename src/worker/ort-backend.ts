@@ -13,6 +13,8 @@ export interface BackendInfo {
   requested: BackendPreference;
   /** WASM threads ORT actually runs with (it drops to 1 when not cross-origin isolated) */
   threads: number;
+  /** workers running models: 2 when a model peer shares the runs (src/worker/model-peer.ts); set by the vision worker */
+  modelWorkers?: number;
   crossOriginIsolated: boolean;
   webgpuAdapter?: { vendor: string; architecture: string; isFallbackAdapter: boolean };
   /** why a requested or available WebGPU was not used */

@@ -7,7 +7,7 @@ import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
 import { CropRenderer } from './crop-renderer.ts';
 import { analyzeBitmap, analyzeImage, DETECTION, UNPADDED_EDGES, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
-import { ModelRegistry, type ModelLoad, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
+import { ModelRegistry, type ModelLoad, type ModelRuns, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
 import { liveWorkerApi } from './live-session.ts';
 
 /** What warmUp() did: each model's load and first run, then one detection pass. */
@@ -41,8 +41,9 @@ async function blankDetectionPass(models: ModelRegistry): Promise<number> {
   return performance.now() - started;
 }
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
+import { startModelPeer, wantsPeer } from './model-peer.ts';
 
-let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats']; cutFaces: boolean }> | undefined;
+let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats']; cutFaces: boolean; modelWorkers: number }> | undefined;
 
 /** The engine's cutFaces option applied to a request's detection settings (a request's own override wins). */
 function withEngineDetection(options: ImageAnalysisOptions, cutFaces: boolean): ImageAnalysisOptions {
@@ -65,23 +66,37 @@ function requireReady() {
 }
 
 const api = {
-  async init(env: RuntimeEnv): Promise<BackendInfo> {
+  /** `role` 'peer': a model peer's init (src/worker/model-peer.ts), which gets its models from the main worker */
+  async init(env: RuntimeEnv, role: 'main' | 'peer' = 'main'): Promise<BackendInfo> {
     ready ??= (async () => {
-      const backend = await OrtBackend.create(env);
+      // two model workers on one thread each, unless the caller set the threads
+      const backend = await OrtBackend.create(env.modelWorkers === 2 && env.numThreads === undefined ? { ...env, numThreads: 1 } : env);
       // ORT's WASM runtime starts now, while the manifest and the first models download (it
       // would otherwise wait for the detector's bytes: ~0.2 s of every cold start)
       void backend.start();
+      // the peer's ORT starts on the other core at the same time
+      const peer = role === 'main' && backend.info.backend === 'wasm' && wantsPeer(env, backend.info.threads) ? startModelPeer(env) : undefined;
       const models = await ModelRegistry.open(backend, (file) => modelFileUrl(env, file));
+      const settings = { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? true };
+      if (role === 'peer') return { ...settings, modelWorkers: 1 };
+      if (peer) models.attachPeer(peer);
       // every request starts with the detector: its download and session begin now, while the
       // page is still getting its first image (errors surface at first use)
       models.load(DETECTION.detector).catch(() => {});
-      return { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? true };
+      return { ...settings, modelWorkers: peer ? 2 : 1 };
     })();
-    return (await ready).backend.info;
+    const { backend, modelWorkers } = await ready;
+    return { ...backend.info, modelWorkers };
   },
 
   async backendInfo(): Promise<BackendInfo> {
-    return (await requireReady()).backend.info;
+    const { backend, modelWorkers } = await requireReady();
+    return { ...backend.info, modelWorkers };
+  },
+
+  /** How many model runs this worker's ORT and its peer's answered. */
+  async modelRuns(): Promise<ModelRuns> {
+    return (await requireReady()).models.runCounts();
   },
 
   /** Loads a model (once) and returns how long that took. */
@@ -103,6 +118,11 @@ const api = {
   /** Every model loaded so far with its load time (fetch + session creation), in load order. */
   async modelLoads(): Promise<ModelLoad[]> {
     return (await requireReady()).models.loads();
+  },
+
+  /** A model's session from bytes another worker fetched and unpacked (a model peer's: src/worker/model-peer.ts); its load ms. */
+  async adoptModel(id: string, model: Uint8Array): Promise<number> {
+    return (await (await requireReady()).models.adopt(id, model)).loadMs;
   },
 
   /** Runs one model on an NHWC tensor; outputs are transferred, not copied. */

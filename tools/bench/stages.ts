@@ -6,6 +6,8 @@
 //   --ab JSON: A/B of detection settings in one page — A the shipped ones, B these overrides
 //   (e.g. '{"edges":{"pad":0,"fill":"black","wholeAsPass":false}}'), photo by photo alternately,
 //   through the worker's pipeline as /detect LIVENESS runs it; both sides' bands and B/A
+//   --env-ab JSON: the same for runtime options — A the defaults, B a second engine with these
+//   createEngine options (e.g. '{"modelWorkers":2}'), engine.detect photo by photo alternately
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '2' },
     'per-photo': { type: 'boolean', default: false },
     ab: { type: 'string' },
+    'env-ab': { type: 'string' },
   },
 });
 const DATA = resolve(projectRoot, '../shared/data');
@@ -30,22 +33,25 @@ const images = benchImages(manifest).filter((i) => !values.only || i.path.includ
 const STAGES = ['decode', 'detect', 'mesh', 'demographics', 'liveness', 'total'] as const;
 
 await withBrowserSession({ callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
-  await session.open(`/tools/bench/pages/stages.html?threads=${values.threads}`);
+  const envB = values['env-ab'] ? `&envB=${encodeURIComponent(values['env-ab'])}` : '';
+  await session.open(`/tools/bench/pages/stages.html?threads=${values.threads}${envB}`);
   for (let i = 0; i < images.length; i += 10) {
     const chunk = images.slice(i, i + 10).map((img) => ({ id: img.path, bytes: [...readFileSync(resolve(DATA, img.path))], type: img.path.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
     await session.call('load', chunk);
   }
   const ids = images.map((i) => i.path);
-  if (values.ab) {
-    const b = JSON.parse(values.ab) as Record<string, unknown>;
-    await session.call('runWith', ids.slice(0, 8), -1, undefined);
-    await session.call('runWith', ids.slice(0, 8), -1, b);
+  if (values.ab || values['env-ab']) {
+    const b = values.ab ? (JSON.parse(values.ab) as Record<string, unknown>) : undefined;
+    const runSide = (list: string[], pass: number, side: 'A' | 'B') =>
+      b ? session.call<StagedCall[]>('runWith', list, pass, side === 'A' ? undefined : b) : session.call<StagedCall[]>('run', list, pass, side);
+    await runSide(ids.slice(0, 8), -1, 'A');
+    await runSide(ids.slice(0, 8), -1, 'B');
     const sides: Record<'A' | 'B', StagedCall[]> = { A: [], B: [] };
     for (let p = 0; p < Number(values.passes); p++) {
       for (const id of ids) {
         // the order flips every photo, so neither side always runs first
         const order = (p + ids.indexOf(id)) % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
-        for (const side of order) sides[side].push(...(await session.call<StagedCall[]>('runWith', [id], p, side === 'A' ? undefined : b)));
+        for (const side of order) sides[side].push(...(await runSide([id], p, side)));
       }
     }
     const total: Record<string, number> = {};

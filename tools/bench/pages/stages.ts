@@ -17,23 +17,29 @@ export interface StagedCall {
   timings: ImageTimings;
 }
 
-const engine = await createEngine({ backend: 'wasm', numThreads: Number(new URLSearchParams(location.search).get('threads') ?? '2') });
+const query = new URLSearchParams(location.search);
+const engine = await createEngine({ backend: 'wasm', numThreads: Number(query.get('threads') ?? '2') });
+/** --env-ab: a second engine with these runtime options (e.g. {"modelWorkers":2}) for side B */
+const engineB = query.get('envB') ? await createEngine({ backend: 'wasm', numThreads: Number(query.get('threads') ?? '2'), storageName: 'stages-b', ...JSON.parse(query.get('envB')!) }) : undefined;
 const photos = new Map<string, Blob>();
 let last: ImageTimings | undefined;
-engine.diagnostics.onTimings((event) => {
-  last = event.timings;
-});
+for (const e of [engine, engineB]) {
+  e?.diagnostics.onTimings((event) => {
+    last = event.timings;
+  });
+}
 
 expose({
   load(list: { id: string; bytes: number[]; type: string }[]) {
     for (const p of list) photos.set(p.id, new Blob([new Uint8Array(p.bytes)], { type: p.type }));
   },
-  async run(ids: string[], pass: number): Promise<StagedCall[]> {
+  async run(ids: string[], pass: number, side: 'A' | 'B' = 'A'): Promise<StagedCall[]> {
     const out: StagedCall[] = [];
+    const use = side === 'B' ? engineB! : engine;
     for (const id of ids) {
       last = undefined;
       const t = performance.now();
-      const response = await engine.detect({ image: photos.get(id)!, selector: 'LIVENESS' });
+      const response = await use.detect({ image: photos.get(id)!, selector: 'LIVENESS' });
       const ms = performance.now() - t;
       const faces = 'Errors' in response ? 0 : response.images[0]!.faces.length;
       out.push({ id, pass, ms, faces, timings: last ?? ({} as ImageTimings) });

@@ -1,0 +1,99 @@
+// Model runs shared between runtimes: this worker's ONNX Runtime and, where ORT runs one thread
+// (a page without COOP/COEP, WebKit), a peer worker's on the second core. Runs wait in one queue
+// and each runtime takes the next one it can run as soon as it is free, so a photo's per-face
+// models and detector passes spread over both without anyone planning who does what.
+
+/** One model run, as the queue holds it. */
+export interface RunJob<Out> {
+  modelId: string;
+  input: Float32Array<ArrayBuffer>;
+  dims: readonly number[];
+  resolve(out: Out): void;
+  reject(error: unknown): void;
+}
+
+/** A runtime the queue hands runs to, one at a time. */
+export interface RunLane<Out> {
+  /** whether it can take a run of this model now (a peer: once it holds the model's session) */
+  accepts(modelId: string): boolean;
+  run(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[]): Promise<Out>;
+}
+
+/**
+ * Lets the worker's messages in before the next local run: a local run blocks the thread until
+ * it ends, and the peer's answer (its cue to take the next run) waits behind every run chained
+ * in microtasks. A MessageChannel turn, not setTimeout, which is clamped to 4 ms when nested.
+ */
+export function yieldToMessages(): Promise<void> {
+  if (typeof MessageChannel === 'undefined') return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(undefined);
+  });
+}
+
+export class RunScheduler<Out> {
+  private readonly queue: RunJob<Out>[] = [];
+  private readonly busy: boolean[];
+  /** runs each lane has answered */
+  readonly runs: number[];
+
+  /**
+   * `lanes` in order of preference for the next run when several are free (the peer first: the
+   * local thread also renders every crop). A lane whose run fails is `retire`d when `isFatal`
+   * says so (a dead peer) and its run goes back to the queue for the others.
+   */
+  constructor(
+    private readonly lanes: RunLane<Out>[],
+    private readonly options: { isFatal?: (error: unknown, lane: number) => boolean; pause?: () => Promise<void> } = {},
+  ) {
+    this.busy = lanes.map(() => false);
+    this.runs = lanes.map(() => 0);
+  }
+
+  private readonly retired = new Set<number>();
+
+  submit(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[]): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.queue.push({ modelId, input, dims, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** runs waiting for a free runtime (diagnostics, tests) */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  private pump(): void {
+    this.lanes.forEach((lane, i) => {
+      if (this.busy[i] || this.retired.has(i)) return;
+      const at = this.queue.findIndex((job) => lane.accepts(job.modelId));
+      if (at < 0) return;
+      const [job] = this.queue.splice(at, 1) as [RunJob<Out>];
+      this.busy[i] = true;
+      void this.execute(i, job);
+    });
+  }
+
+  private async execute(i: number, job: RunJob<Out>): Promise<void> {
+    try {
+      job.resolve(await this.lanes[i]!.run(job.modelId, job.input, job.dims));
+      this.runs[i]!++;
+    } catch (error) {
+      if (this.options.isFatal?.(error, i) && this.lanes.some((_, k) => k !== i && !this.retired.has(k))) {
+        this.retired.add(i);
+        this.queue.unshift(job);
+      } else {
+        job.reject(error);
+      }
+    }
+    await (this.options.pause ?? yieldToMessages)();
+    this.busy[i] = false;
+    this.pump();
+  }
+}

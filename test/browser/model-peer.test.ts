@@ -1,0 +1,70 @@
+// The model peer (src/worker/model-peer.ts): a second vision worker whose ORT takes a share of the
+// model runs, the engine's way to use a second core where ORT runs one thread. Real workers, real
+// models: the answers with the peer equal those of one worker, and the peer really ran models.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import groupUrl from '../../../shared/data/groups/bbt4.jpg?url';
+import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
+import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
+import { createEngine, type DetectResponse, type Engine, type FaceErrorBody } from '../../src/index.ts';
+
+const blobOf = async (url: string) => (await fetch(url)).blob();
+const faces = (r: DetectResponse | FaceErrorBody) => {
+  if ('Errors' in r) throw new Error(JSON.stringify(r));
+  return r.images[0]!.faces;
+};
+
+// both on one WASM thread, so the only difference is who runs what
+let alone: Engine;
+let paired: Engine;
+beforeAll(async () => {
+  [alone, paired] = await Promise.all([
+    createEngine({ backend: 'wasm', numThreads: 1, modelWorkers: 1, storageName: 'peer-test-alone' }),
+    createEngine({ backend: 'wasm', numThreads: 1, modelWorkers: 2, storageName: 'peer-test-paired' }),
+  ]);
+});
+afterAll(() => {
+  alone?.close();
+  paired?.close();
+});
+
+describe('model peer', () => {
+  it('says how many workers run models', async () => {
+    expect((await alone.diagnostics.platform()).modelWorkers).toBe(1);
+    expect((await paired.diagnostics.platform()).modelWorkers).toBe(2);
+  });
+
+  it('a group photo: the same faces, boxes and attributes as one worker, and the peer ran some of the models', async () => {
+    const image = await blobOf(groupUrl);
+    const before = await paired.diagnostics.modelRuns();
+    const [one, two] = [faces(await alone.detect({ image, selector: 'FRONTAL,liveness' })), faces(await paired.detect({ image, selector: 'FRONTAL,liveness' }))];
+    const after = await paired.diagnostics.modelRuns();
+    expect(one.length).toBeGreaterThanOrEqual(5);
+    expect(two).toHaveLength(one.length);
+    one.forEach((a, i) => {
+      const b = two[i]!;
+      // one ORT build on one thread in both workers: the same arithmetic, so the same numbers
+      expect([b.topLeftX, b.topLeftY, b.width, b.height]).toEqual([a.topLeftX, a.topLeftY, a.width, a.height]);
+      expect(b.attributes).toEqual(a.attributes);
+      expect(b.quality).toBe(a.quality);
+    });
+    expect(after.peer - before.peer).toBeGreaterThan(0);
+    expect(after.here - before.here).toBeGreaterThan(0);
+    expect((await alone.diagnostics.modelRuns()).peer).toBe(0);
+  });
+
+  it('enroll and recognize with the peer find the person with the same confidence as one worker', async () => {
+    const results = await Promise.all(
+      [alone, paired].map(async (engine) => {
+        const enrolled = await engine.enroll({ image: await blobOf(obamaUrl), subject_id: 'obama', gallery_name: 'peer' });
+        if ('Errors' in enrolled) throw new Error(JSON.stringify(enrolled));
+        const found = await engine.recognize({ image: await blobOf(obama2Url), gallery_name: 'peer' });
+        if ('Errors' in found) throw new Error(JSON.stringify(found));
+        await engine.galleryRemove({ gallery_name: 'peer' });
+        return found.images[0]!.candidates?.[0];
+      }),
+    );
+    expect(results[0]?.subject_id).toBe('obama');
+    expect(results[1]?.subject_id).toBe('obama');
+    expect(results[1]!.confidence).toBe(results[0]!.confidence);
+  });
+});
