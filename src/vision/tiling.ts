@@ -66,6 +66,30 @@ export interface FramePass {
   height: number;
   /** input pixels added on every side of the frame (its edges mirrored into them): a face cut by the edge is completed there (docs/detection.md) */
   pad?: number;
+  /**
+   * a horizontal strip of the scaled frame (splitPass): input rows [top, top + height) of it, and
+   * whether a candidate touching its upper / lower side may be a face the strip cuts
+   */
+  strip?: { top: number; cutAbove: boolean; cutBelow: boolean };
+}
+
+/**
+ * An unpadded pass as `parts` horizontal strips that overlap by `overlap` input rows, for runs on
+ * several runtimes at once (pure). A face up to `overlap` high lies wholly inside one strip, so
+ * candidates touching a cut side are left to the strip that holds them whole (or to the coarser
+ * passes, which see faces that large anyway). Heights stay multiples of `stride`.
+ */
+export function splitPass(pass: FramePass, parts: number, overlap: number, stride: number): FramePass[] {
+  if (parts < 2 || pass.pad) return [pass];
+  const height = Math.ceil((pass.height + (parts - 1) * overlap) / parts / stride) * stride;
+  // strips mostly overlapping would run nearly the whole pass twice over
+  if (height > 0.75 * pass.height) return [pass];
+  const strips: FramePass[] = [];
+  for (let i = 0; i < parts; i++) {
+    const top = Math.min(i * (height - overlap), pass.height - height);
+    strips.push({ ...pass, height, strip: { top, cutAbove: top > 0, cutBelow: top + height < pass.height } });
+  }
+  return strips;
 }
 
 /** The pass with `pad` input pixels added on every side (the frame drawn at (pad, pad)). */

@@ -49,17 +49,18 @@ export class CropRenderer {
    * the rest is black, except that a mirrored `fill` reflects the image's edges into the pad
    * (a face cut by the edge then shows whole, its visible half mirrored: docs/detection.md).
    */
-  renderScaled(source: FrameImage, scale: number, width: number, height: number, pad = 0, fill: PadFill = 'black'): Uint8ClampedArray {
+  /** The frame scaled by `scale` into width × height (`pad` px each side; from input row `top` on: a strip of the pass). */
+  renderScaled(source: FrameImage, scale: number, width: number, height: number, pad = 0, fill: PadFill = 'black', top = 0): Uint8ClampedArray {
     let pixels: Uint8ClampedArray;
     if (source instanceof YuvImage) {
       pixels = new Uint8ClampedArray(width * height * 4);
-      sampleRgba(source, [1 / scale, 0, 0, 1 / scale, -pad / scale, -pad / scale], pixels, { x: 0, y: 0, width, height, stride: width });
+      sampleRgba(source, [1 / scale, 0, 0, 1 / scale, -pad / scale, (top - pad) / scale], pixels, { x: 0, y: 0, width, height, stride: width });
     } else {
       const ctx = this.frameContext(width, height);
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       ctx.fillStyle = '#000';
       ctx.fillRect(0, 0, width, height);
-      ctx.setTransform(scale, 0, 0, scale, pad, pad);
+      ctx.setTransform(scale, 0, 0, scale, pad, pad - top);
       ctx.drawImage(source, 0, 0);
       pixels = ctx.getImageData(0, 0, width, height).data;
     }

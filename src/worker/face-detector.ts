@@ -6,7 +6,7 @@ import { DETECTORS, type DetectorId, type DetectorSpec } from '../vision/detecto
 import { applyAffine, cropToImage, type Box, type Point, type View } from '../vision/geometry.ts';
 import type { PadFill } from '../vision/mirror-pad.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
-import { paddedPass, planFramePasses, planViews, wholeFramePass, zoomedOutView, type FramePass } from '../vision/tiling.ts';
+import { paddedPass, planFramePasses, planViews, splitPass, wholeFramePass, zoomedOutView, type FramePass } from '../vision/tiling.ts';
 import type { CropRenderer, FrameImage } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -21,6 +21,14 @@ const ZOOM_OUT = 1.6;
  * test/browser/live.test.ts's Hamilton clip lost its track twice.
  */
 const PHOTO_WHOLE_VIEW_MARGIN = 1.25;
+
+/**
+ * With a model peer (two runtimes), a photo's pass larger than this many input pixels runs as two
+ * strips, one on each (a 1–3 MP photo's finest pass is ~0.27 MP: most of its detection time).
+ */
+const SPLIT_PASS_PIXELS = 120_000;
+/** input rows two strips share: faces up to this high are whole in one (4× the detector's smallest: the next pass sees larger ones) */
+const STRIP_OVERLAP = 64;
 
 export interface DetectorOptions {
   detector: DetectorId;
@@ -142,9 +150,11 @@ async function runDetector(
 async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candidate[]> {
   const { image, spec, crops } = run;
   const pad = pass.pad ?? 0;
-  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height, pad, run.fill), pass.width, pass.height);
-  const toImage = (p: Point): Point => ({ x: (p.x - pad) / pass.scale, y: (p.y - pad) / pass.scale });
-  const found = decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).map((c) => {
+  const top = pass.strip?.top ?? 0;
+  const out = await runDetector(run, () => crops.renderScaled(image, pass.scale, pass.width, pass.height, pad, run.fill, top), pass.width, pass.height);
+  const toImage = (p: Point): Point => ({ x: (p.x - pad) / pass.scale, y: (p.y - pad + top) / pass.scale });
+  const whole = pass.strip ? decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore).filter((c) => !cutByStrip(c.box, pass)) : undefined;
+  const found = (whole ?? decodeRun(out, spec, anchorsOf(spec, pass.width, pass.height), run.minScore)).map((c) => {
     const origin = toImage(c.box);
     return {
       score: c.score,
@@ -154,6 +164,12 @@ async function detectInFrame(run: DetectorRun, pass: FramePass): Promise<Candida
     };
   });
   return pad > 0 ? found.filter((c) => centreInside(c.box, image)) : found;
+}
+
+/** whether a candidate (strip input pixels) touches a side where the strip cuts the frame: the neighbouring strip holds it whole */
+function cutByStrip(b: Box, pass: FramePass): boolean {
+  const margin = 2;
+  return (pass.strip!.cutAbove && b.y <= margin) || (pass.strip!.cutBelow && b.y + b.height >= pass.height - margin);
 }
 
 /**
@@ -209,7 +225,7 @@ export async function detectFaces(
   const frameSearch = spec.anySizeStride !== undefined && options.angles.includes(0);
   const tiledAngles = options.angles.filter((a) => !frameSearch || a !== 0);
   const steps: DetectorStep[] = [
-    ...(frameSearch ? uprightDetectorSteps(image.width, image.height, options, PHOTO_WHOLE_VIEW_MARGIN) : []),
+    ...(frameSearch ? uprightDetectorSteps(image.width, image.height, options, PHOTO_WHOLE_VIEW_MARGIN).flatMap((step) => inStrips(step, models.runtimes, spec)) : []),
     ...(tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }).map((view) => ({ view })) : []),
   ];
   const candidates: Candidate[] = [];
@@ -232,6 +248,12 @@ export async function detectFaces(
   stats.candidates = candidates.length;
   const faces = weightedNms(candidates).filter((c) => c.box.height >= options.minFace);
   return { faces, stats };
+}
+
+/** A large pass as one strip per runtime (SPLIT_PASS_PIXELS), so they run at once; anything else as it is. */
+function inStrips(step: DetectorStep, runtimes: number, spec: DetectorSpec): DetectorStep[] {
+  if (runtimes < 2 || !('pass' in step) || step.pass.width * step.pass.height <= SPLIT_PASS_PIXELS) return [step];
+  return splitPass(step.pass, runtimes, STRIP_OVERLAP, spec.anySizeStride ?? 16).map((pass) => ({ pass }));
 }
 
 /** One detector run of an upright search: a square view (the whole frame) or a scaled whole-frame pass. */

@@ -105,6 +105,11 @@ export class ModelRegistry {
     return loaded;
   }
 
+  /** how many runtimes take runs at once (2 with a peer): work split into that many runs finishes sooner */
+  get runtimes(): number {
+    return this.scheduler ? 2 : 1;
+  }
+
   /** Model runs answered so far by this worker's ORT and by the peer's (diagnostics). */
   runCounts(): ModelRuns {
     return { here: this.localRuns, peer: this.scheduler?.runs[0] ?? 0 };

@@ -7,7 +7,7 @@ import { NAMED_LANDMARKS } from '../../src/vision/face-mesh.ts';
 import { applyAffine, clipBox, cropToImage, imageToCrop, iou, subView, type View } from '../../src/vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../../src/vision/quality.ts';
 import { parseSelector } from '../../src/vision/selector.ts';
-import { planFramePasses, planViews, pyramidSizes } from '../../src/vision/tiling.ts';
+import { planFramePasses, planViews, pyramidSizes, splitPass } from '../../src/vision/tiling.ts';
 import { EngineError } from '../../src/errors.ts';
 import { estimateAge, estimateMale, faceresAge } from '../../src/vision/attributes.ts';
 import { parseVariant } from '../../tools/eval/attributes-variants.ts';
@@ -159,6 +159,28 @@ describe('whole-frame passes', () => {
     expect(a[2]).toEqual({ x: 12, y: 4 });
     expect(a[64]).toEqual({ x: 4, y: 12 }); // second row after 32 cells x 2
     expect(anchorsForInput(layers, 128, 128)).toEqual(generateAnchors({ inputSize: 128, layers }));
+  });
+});
+
+describe('a pass in strips', () => {
+  const pass = { scale: 0.457, width: 480, height: 592 };
+  it('two strips cover every row, overlap by at least the overlap, and keep the stride', () => {
+    const strips = splitPass(pass, 2, 64, 16);
+    expect(strips).toHaveLength(2);
+    for (const s of strips) {
+      expect(s.height % 16).toBe(0);
+      expect(s.width).toBe(480);
+    }
+    const [a, b] = strips as [typeof strips[0] & { strip: { top: number } }, typeof strips[0] & { strip: { top: number } }];
+    expect(a.strip!.top).toBe(0);
+    expect(b.strip!.top + b.height).toBe(592);
+    expect(a.strip!.top + a.height - b.strip!.top).toBeGreaterThanOrEqual(64);
+    expect([a.strip!.cutAbove, a.strip!.cutBelow, b.strip!.cutAbove, b.strip!.cutBelow]).toEqual([false, true, true, false]);
+  });
+  it('a padded pass, one part, or a pass no taller than a strip stays whole', () => {
+    expect(splitPass({ ...pass, pad: 32 }, 2, 64, 16)).toEqual([{ ...pass, pad: 32 }]);
+    expect(splitPass(pass, 1, 64, 16)).toEqual([pass]);
+    expect(splitPass({ ...pass, height: 96 }, 2, 64, 16)).toEqual([{ ...pass, height: 96 }]);
   });
 });
 
