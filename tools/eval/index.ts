@@ -3,7 +3,8 @@
 // docs/accuracy.md between the detection-eval and emotion-eval markers; the border-cut and
 // close-up sets (built at eval time from faces/ photos) and the faces followed in the Hamilton
 // audience (followed by engine.watch, and its frames as photos) between the detection-cuts-eval markers.
-//   --console (page logs)  --no-write (stdout only)
+//   --console (page logs)  --no-write (stdout only)  --env JSON (the worker's runtime options, e.g.
+//   '{"numThreads":1,"modelWorkers":2}': one thread and a model peer, as a page without COOP/COEP)
 // Exits non-zero only when the harness or an analysis fails, never on an accuracy miss.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     options: {
       console: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
+      env: { type: 'string' },
     },
   });
   const sets = loadEvalSets();
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
   for (let attempt = 1; !outcome; attempt++) {
     try {
       started = Date.now();
-      outcome = await runEval(sets, informalFiles, values.console);
+      outcome = await runEval(sets, informalFiles, values.console, values.env);
     } catch (error) {
       if (!(error instanceof PageReloaded) || attempt >= MAX_ATTEMPTS) throw error;
       console.warn(`warning: ${error.message}; starting over (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`);

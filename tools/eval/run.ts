@@ -99,9 +99,9 @@ class Runner {
   }
 }
 
-export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFile[], forwardConsole: boolean): Promise<EvalOutcome> {
+export async function runEval(sets: EvalSets, informalFiles: readonly ManifestFile[], forwardConsole: boolean, env?: string): Promise<EvalOutcome> {
   return withBrowserSession({ console: forwardConsole, callTimeoutMs: 300_000 }, async (session) => {
-    await session.open(PAGE);
+    await session.open(env ? `${PAGE}?env=${encodeURIComponent(env)}` : PAGE);
     const before = cpuSnapshot(); // with Chromium up, so its processes count as ours
     const info = await session.call<EvalInfo>('info');
     const runner = new Runner(session); // from here on, any navigation is a reload

@@ -9,7 +9,9 @@ import type { BackendInfo } from '../../../src/worker/ort-backend.ts';
 import { expose } from '../../harness/page.ts';
 
 const vision = startVisionWorker();
-const ready = vision.api.init(resolveRuntimeEnv({ backend: 'wasm' }));
+// `npm run eval -- --env JSON`: runtime options of the worker (e.g. {"numThreads":1,"modelWorkers":2})
+const envOverrides = JSON.parse(new URLSearchParams(location.search).get('env') ?? '{}') as Record<string, unknown>;
+const ready = vision.api.init(resolveRuntimeEnv({ backend: 'wasm', ...envOverrides }));
 
 export interface EvalOptions {
   /** run the emotion classifier on every face, with this model */
