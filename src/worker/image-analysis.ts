@@ -64,7 +64,7 @@ export function modelsOfRequest(options: ImageAnalysisOptions, settings: Detecti
  * the pipeline reaches it (loads happen once; a failed load is retried and reported where it is used).
  */
 function startModelLoads(options: ImageAnalysisOptions, models: ModelRegistry, settings = detectionSettings(options)): void {
-  for (const id of modelsOfRequest(options, settings)) models.load(id).catch(() => {});
+  for (const id of modelsOfRequest(options, settings)) models.prepare(id);
 }
 
 const detectionSettings = (options: ImageAnalysisOptions): DetectionSettings => ({ ...DETECTION, ...options.detection });

@@ -11,6 +11,7 @@ import type { RunLane } from './run-scheduler.ts';
 /** What the peer answers (a subset of the vision worker's API: src/worker/vision.worker.ts). */
 export interface PeerApi {
   init(env: RuntimeEnv, role: 'peer'): Promise<unknown>;
+  loadModel(id: string): Promise<number>;
   adoptModel(id: string, model: Uint8Array): Promise<number>;
   runModel(id: string, input: Float32Array, dims: number[]): Promise<Record<string, NamedOutput>>;
 }
@@ -26,6 +27,12 @@ export interface ModelPeer {
   lane: RunLane<Outputs>;
   /** Hands the peer a model's unpacked bytes (a copy); it takes that model's runs once its session exists. */
   adopt(id: string, model: Uint8Array): void;
+  /** Has the peer fetch and load a model itself (one this worker has not loaded). */
+  load(id: string): void;
+  /** whether the peer is alive and has the model or is getting it (its runs can wait for the peer) */
+  holds(id: string): boolean;
+  /** called when the peer takes a new model or dies: runs waiting for either can go */
+  onChange?: () => void;
   terminate(): void;
 }
 
@@ -80,7 +87,7 @@ export function startModelPeer(env: RuntimeEnv, scriptUrl = globalThis.location?
     }
   };
 
-  return {
+  const peer: ModelPeer = {
     lane: {
       accepts: (id) => !failed && ready.has(id),
       run: (id, input, dims) => {
@@ -89,14 +96,23 @@ export function startModelPeer(env: RuntimeEnv, scriptUrl = globalThis.location?
         return within(remote.runModel(id, Comlink.transfer(own, [own.buffer]), [...dims]));
       },
     },
-    adopt(id, model) {
-      if (failed || offered.has(id)) return;
-      offered.add(id);
-      started
-        .then(() => within(remote.adoptModel(id, model)))
-        .then(() => ready.add(id))
-        .catch(() => {});
-    },
+    adopt: (id, model) => take(id, () => remote.adoptModel(id, model)),
+    load: (id) => take(id, () => remote.loadModel(id)),
+    holds: (id) => !failed && offered.has(id),
     terminate: () => fail('terminated'),
   };
+  /** the peer's session of a model, made once; a failed one is forgotten so this worker runs the model */
+  function take(id: string, create: () => Promise<unknown>): void {
+    if (failed || offered.has(id)) return;
+    offered.add(id);
+    started
+      .then(() => within(create()))
+      .then(
+        () => ready.add(id),
+        () => offered.delete(id),
+      )
+      .finally(() => peer.onChange?.());
+  }
+  died.catch(() => peer.onChange?.());
+  return peer;
 }

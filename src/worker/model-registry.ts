@@ -51,6 +51,14 @@ export interface ModelLoad {
  */
 const CODE_CACHE_SESSIONS = 2;
 
+/**
+ * With a model peer, these load in the peer first (the peer fetches them itself) and this worker
+ * loads its own copy only once it is idle: a cold first request then creates their sessions and
+ * runs them for the first time on the other core, while this one does detection and the mesh.
+ * The per-face models a request meets last, and the heaviest to start (GEAR's first run).
+ */
+const PEER_FIRST_MODELS: ReadonlySet<string> = new Set(['gear', 'antispoof', 'faceapi-recognition']);
+
 export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
   /** completed loads in completion order (a failed load is retried and is not listed) */
@@ -85,8 +93,38 @@ export class ModelRegistry {
    */
   attachPeer(peer: ModelPeer): void {
     this.peer = peer;
-    const here = { accepts: () => true, run: (id: string, input: Float32Array, dims: readonly number[]) => this.runHere(id, input, dims) };
-    this.scheduler = new RunScheduler([peer.lane, here], { isFatal: (error) => error instanceof PeerFailure });
+    const here = {
+      // a peer-first model this worker has not loaded waits for the peer (unless the peer has lost it)
+      accepts: (id: string) => this.sessions.has(id) || !(PEER_FIRST_MODELS.has(id) && peer.holds(id)),
+      run: (id: string, input: Float32Array, dims: readonly number[]) => this.runHere(id, input, dims),
+    };
+    const scheduler = new RunScheduler([peer.lane, here], { isFatal: (error) => error instanceof PeerFailure });
+    peer.onChange = () => scheduler.wake();
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * Starts a model's load where it should happen first: in the peer for PEER_FIRST_MODELS when
+   * there is one, here otherwise. Failures surface where the model is used.
+   */
+  prepare(id: string): void {
+    if (this.peer && PEER_FIRST_MODELS.has(id) && !this.sessions.has(id)) this.peer.load(id);
+    else this.load(id).catch(() => {});
+  }
+
+  /** peer-first models the peer holds and this worker has not loaded yet (loadDeferred's work) */
+  get deferredLoadsPending(): boolean {
+    return this.deferred().length > 0;
+  }
+
+  private deferred(): string[] {
+    return [...PEER_FIRST_MODELS].filter((id) => !this.sessions.has(id) && this.peer?.holds(id));
+  }
+
+  /** For when this worker is idle: loads one deferred peer-first model here, so both can run it. */
+  async loadDeferred(): Promise<void> {
+    const [id] = this.deferred();
+    if (id) await this.load(id).then(() => this.scheduler?.wake(), () => {});
   }
 
   /**

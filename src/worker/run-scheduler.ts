@@ -69,6 +69,11 @@ export class RunScheduler<Out> {
     return this.queue.length;
   }
 
+  /** Hands waiting runs to free runtimes: for when what a runtime accepts has changed. */
+  wake(): void {
+    this.pump();
+  }
+
   private pump(): void {
     this.lanes.forEach((lane, i) => {
       if (this.busy[i] || this.retired.has(i)) return;

@@ -58,6 +58,8 @@ const crops = new CropRenderer();
 function afterAnswer(models: ModelRegistry): void {
   // a timer only while there is work for it: once the warm-up is done, every answer skips it
   if (models.codeCacheWarmUpPending) setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
+  // the peer-first models' own sessions here, one per idle turn (model-registry.ts PEER_FIRST_MODELS)
+  if (models.deferredLoadsPending) setTimeout(() => void models.loadDeferred(), 0);
 }
 
 function requireReady() {
