@@ -3,7 +3,7 @@ export { createEngine, type CallOptions, type Engine, type EngineOptions, type W
 export * from './api/detect-schema.ts';
 export * from './api/schemas.ts';
 export type { EmotionErrorBody, FaceErrorBody } from './api/error-body.ts';
-export { ERRORS, type EngineFailure } from './errors.ts';
+export { ERRORS, EngineError, UnsupportedEnvironmentError, type EngineFailure } from './errors.ts';
 export type { BackendInfo } from './worker/ort-backend.ts';
 // gallery files (engine.exportGallery / importGallery) and diagnostics (engine.diagnostics)
 export { GALLERY_FILE_FORMAT, GALLERY_FILE_VERSION, GalleryFileSchema, type GalleryFile } from './store/gallery-file.ts';

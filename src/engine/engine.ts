@@ -45,7 +45,7 @@ import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import type { ModelWarmUp } from '../worker/model-registry.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
-import { platformInfo } from './platform.ts';
+import { platformInfo, requireBrowser } from './platform.ts';
 import { startVisionWorker } from './vision-client.ts';
 // sync (team galleries through the sync service, docs/sync.md): absent option = nothing changes
 import { DISABLED_STATUS, startSync, type Sync, type SyncOptionsInput, type SyncStatus, type SyncStatusListener } from '../sync/index.ts';
@@ -173,6 +173,7 @@ export interface Engine {
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const started = performance.now();
+  requireBrowser();
   const api = resolveApiOptions(options);
   const vision = startVisionWorker(options.workerUrl);
   const env = resolveRuntimeEnv(options);
