@@ -32,6 +32,9 @@ export {
 } from './api/services.ts';
 // image formats: the default accepts every still format the browser decodes; KAIROS_FORMATS is the strict contract
 export { IMAGE_FORMATS, KAIROS_FORMATS, type ImageFormat } from './intake/sniff.ts';
+// the typed API's `image`: encoded (URL, base64, Blob) or decoded (ImageBitmap, <img>, …): docs/intake.md
+export { ImageSourceSchema, type ImageSource } from './intake/image-input.ts';
+export { DECODED_KINDS, type DecodedImageInput, type DecodedKind } from './intake/decoded-input.ts';
 // live video (engine.watch): docs/live.md
 export type { LiveWatch, WatchCallOptions } from './live/watch.ts';
 export type { WatchSource } from './live/frame-source.ts';

@@ -292,9 +292,74 @@ async function enrollWithFailingStore(name: string, subject_id: string, gallery_
   }
 }
 
+/** A /detect answer as the few numbers the flows compare (or the error). */
+function detectSummary(answer: Awaited<ReturnType<Engine['detect']>>) {
+  if ('Errors' in answer) return { error: answer.Errors[0] };
+  const image = answer.images[0]!;
+  return {
+    width: image.width,
+    height: image.height,
+    faces: image.faces.map((f) => ({ box: [f.topLeftX, f.topLeftY, f.width, f.height], eyes: [f.leftEyeCenterX, f.leftEyeCenterY, f.rightEyeCenterX, f.rightEyeCenterY], gender: f.attributes.gender.type })),
+  };
+}
+
+/**
+ * The typed API with decoded pictures, as pages using human or face-api hold them: an
+ * ImageBitmap, a <canvas>, ImageData, an <img> and (where the browser has WebCodecs) a
+ * VideoFrame made from `name`, each through detect next to the file itself; then verify with the
+ * ImageBitmap of `verifyName` against a subject enrolled earlier.
+ */
+async function decodedInputs(name: string, verifyName: string, subject_id: string, gallery_name: string) {
+  const e = need();
+  const bitmap = await createImageBitmap(file(name));
+  const canvas = document.createElement('canvas');
+  canvas.width = bitmap.width;
+  canvas.height = bitmap.height;
+  const ctx = canvas.getContext('2d')!;
+  ctx.drawImage(bitmap, 0, 0);
+  const img = new Image();
+  const url = URL.createObjectURL(file(name));
+  img.src = url;
+  await img.decode();
+  const kinds: Record<string, Parameters<Engine['detect']>[0]['image']> = {
+    ImageBitmap: bitmap,
+    HTMLCanvasElement: canvas,
+    ImageData: ctx.getImageData(0, 0, canvas.width, canvas.height),
+    HTMLImageElement: img,
+  };
+  if (typeof VideoFrame !== 'undefined') kinds.VideoFrame = new VideoFrame(bitmap, { timestamp: 0 });
+  try {
+    const file_ = detectSummary(await e.detect({ image: file(name) }));
+    const decoded: Record<string, unknown> = {};
+    for (const [kind, image] of Object.entries(kinds)) decoded[kind] = detectSummary(await e.detect({ image }));
+    const verifyBitmap = await createImageBitmap(file(verifyName));
+    const verified = await e.verify({ image: verifyBitmap, subject_id, gallery_name });
+    verifyBitmap.close();
+    return { file: file_, decoded, bitmapStillOpen: bitmap.width > 0, verified };
+  } finally {
+    (kinds.VideoFrame as VideoFrame | undefined)?.close();
+    bitmap.close();
+    URL.revokeObjectURL(url);
+  }
+}
+
+/** An <img> of an EXIF-rotated JPEG (already shown upright) against the file: the engine must not turn it again. */
+async function decodedExif(name: string) {
+  const e = need();
+  const img = new Image();
+  const url = URL.createObjectURL(file(name));
+  img.src = url;
+  await img.decode();
+  try {
+    return { natural: [img.naturalWidth, img.naturalHeight], file: detectSummary(await e.detect({ image: file(name) })), img: detectSummary(await e.detect({ image: img })) };
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
 function stop() {
   engine?.close();
   engine = undefined;
 }
 
-expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, stop });
+expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, decodedInputs, decodedExif, stop });
