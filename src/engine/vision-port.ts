@@ -21,7 +21,13 @@ export function workerVisionPort(api: AnalyzeApi): VisionPort {
       if (!prepared.ok) return prepared;
       const { image, transfer } = prepared.value;
       const pageMs = performance.now() - started;
-      const result = (await api.analyze(Comlink.transfer(image, transfer), options)) as Result<ImageAnalysis>;
+      let result: Result<ImageAnalysis>;
+      try {
+        result = (await api.analyze(Comlink.transfer(image, transfer), options)) as Result<ImageAnalysis>;
+      } finally {
+        // a call that failed before posting (the engine closed) still holds the copy; once posted it is already empty
+        if ('close' in image) image.close();
+      }
       if (result.ok) {
         result.value.timings.decode += pageMs;
         result.value.timings.total += pageMs;

@@ -9,7 +9,8 @@ import pairUrl from '../../../shared/data/groups/obama_and_biden.jpg?url';
 import exifUrl from '../../../shared/data/faces/biden/biden2_exif_orientation6.jpg?url';
 import { createEngine, type DetectResponse, type Engine } from '../../src/index.ts';
 import { decodeBase64 } from '../../src/intake/image-input.ts';
-import { DECODED_KINDS, type DecodedImageInput, type DecodedKind } from '../../src/intake/decoded-input.ts';
+import { DECODED_KINDS, type DecodedImageInput } from '../../src/intake/decoded-input.ts';
+import { decodedFrom } from '../../tools/harness/decoded-images.ts';
 
 /** Box and eye tolerance, px (measured in Chromium 156: 0 for every kind — the same pixels; kept for other builds' colour paths) */
 const BOX_PX = 3;
@@ -23,58 +24,6 @@ const code = (r: unknown) => (r as { Errors?: { ErrCode: number; Message: string
 function body<T>(r: T): Exclude<T, { Errors: unknown }> {
   if (r && typeof r === 'object' && 'Errors' in r) throw new Error(JSON.stringify(r));
   return r as Exclude<T, { Errors: unknown }>;
-}
-
-/** A <video> showing `bitmap` (a canvas's capture stream), once it has a current frame. */
-async function videoOf(bitmap: ImageBitmap): Promise<HTMLVideoElement> {
-  const canvas = document.createElement('canvas');
-  canvas.width = bitmap.width;
-  canvas.height = bitmap.height;
-  canvas.getContext('2d')!.drawImage(bitmap, 0, 0);
-  const video = document.createElement('video');
-  video.muted = true;
-  video.srcObject = canvas.captureStream();
-  const shown = new Promise<void>((resolve) => video.requestVideoFrameCallback(() => resolve()));
-  await video.play();
-  await shown;
-  return video;
-}
-
-/** Each decoded kind made from an encoded photo, as a page that uses human or face-api would. */
-async function decodedFrom(blob: Blob, kind: DecodedKind): Promise<DecodedImageInput> {
-  const bitmap = await createImageBitmap(blob);
-  switch (kind) {
-    case 'ImageBitmap':
-      return bitmap;
-    case 'HTMLImageElement': {
-      const img = new Image();
-      img.src = URL.createObjectURL(blob);
-      await img.decode();
-      return img;
-    }
-    case 'HTMLCanvasElement': {
-      const canvas = document.createElement('canvas');
-      canvas.width = bitmap.width;
-      canvas.height = bitmap.height;
-      canvas.getContext('2d')!.drawImage(bitmap, 0, 0);
-      return canvas;
-    }
-    case 'OffscreenCanvas': {
-      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-      canvas.getContext('2d')!.drawImage(bitmap, 0, 0);
-      return canvas;
-    }
-    case 'HTMLVideoElement':
-      return videoOf(bitmap);
-    case 'VideoFrame':
-      return new VideoFrame(bitmap, { timestamp: 0 });
-    case 'ImageData': {
-      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-      const ctx = canvas.getContext('2d')!;
-      ctx.drawImage(bitmap, 0, 0);
-      return ctx.getImageData(0, 0, bitmap.width, bitmap.height);
-    }
-  }
 }
 
 /** the largest differences seen against the encoded photo, reported after the suite */

@@ -3,6 +3,8 @@
 // base64, the one thing every driver can send) and calls these functions one step at a time;
 // each returns plain data that Node asserts on. No assertions here: a step reports what happened.
 import { createEngine, installShims, type Engine } from '../../../src/index.ts';
+import type { DecodedImageInput, DecodedKind } from '../../../src/intake/decoded-input.ts';
+import { decodedFrom } from '../../../tools/harness/decoded-images.ts';
 import { expose } from '../../../tools/harness/page.ts';
 
 const files = new Map<string, File>();
@@ -311,50 +313,29 @@ function detectSummary(answer: Awaited<ReturnType<Engine['detect']>>) {
  */
 async function decodedInputs(name: string, verifyName: string, subject_id: string, gallery_name: string) {
   const e = need();
-  const bitmap = await createImageBitmap(file(name));
-  const canvas = document.createElement('canvas');
-  canvas.width = bitmap.width;
-  canvas.height = bitmap.height;
-  const ctx = canvas.getContext('2d')!;
-  ctx.drawImage(bitmap, 0, 0);
-  const img = new Image();
-  const url = URL.createObjectURL(file(name));
-  img.src = url;
-  await img.decode();
-  const kinds: Record<string, Parameters<Engine['detect']>[0]['image']> = {
-    ImageBitmap: bitmap,
-    HTMLCanvasElement: canvas,
-    ImageData: ctx.getImageData(0, 0, canvas.width, canvas.height),
-    HTMLImageElement: img,
-  };
-  if (typeof VideoFrame !== 'undefined') kinds.VideoFrame = new VideoFrame(bitmap, { timestamp: 0 });
+  const names: DecodedKind[] = ['ImageBitmap', 'HTMLCanvasElement', 'ImageData', 'HTMLImageElement'];
+  if (typeof VideoFrame !== 'undefined') names.push('VideoFrame');
+  const kinds = new Map<DecodedKind, DecodedImageInput>();
+  for (const kind of names) kinds.set(kind, await decodedFrom(file(name), kind));
   try {
-    const file_ = detectSummary(await e.detect({ image: file(name) }));
+    const fromFile = detectSummary(await e.detect({ image: file(name) }));
     const decoded: Record<string, unknown> = {};
-    for (const [kind, image] of Object.entries(kinds)) decoded[kind] = detectSummary(await e.detect({ image }));
+    for (const [kind, image] of kinds) decoded[kind] = detectSummary(await e.detect({ image }));
     const verifyBitmap = await createImageBitmap(file(verifyName));
     const verified = await e.verify({ image: verifyBitmap, subject_id, gallery_name });
     verifyBitmap.close();
-    return { file: file_, decoded, bitmapStillOpen: bitmap.width > 0, verified };
+    return { file: fromFile, decoded, bitmapStillOpen: (kinds.get('ImageBitmap') as ImageBitmap).width > 0, verified };
   } finally {
-    (kinds.VideoFrame as VideoFrame | undefined)?.close();
-    bitmap.close();
-    URL.revokeObjectURL(url);
+    (kinds.get('VideoFrame') as VideoFrame | undefined)?.close();
+    (kinds.get('ImageBitmap') as ImageBitmap).close();
   }
 }
 
 /** An <img> of an EXIF-rotated JPEG (already shown upright) against the file: the engine must not turn it again. */
 async function decodedExif(name: string) {
   const e = need();
-  const img = new Image();
-  const url = URL.createObjectURL(file(name));
-  img.src = url;
-  await img.decode();
-  try {
-    return { natural: [img.naturalWidth, img.naturalHeight], file: detectSummary(await e.detect({ image: file(name) })), img: detectSummary(await e.detect({ image: img })) };
-  } finally {
-    URL.revokeObjectURL(url);
-  }
+  const img = (await decodedFrom(file(name), 'HTMLImageElement')) as HTMLImageElement;
+  return { natural: [img.naturalWidth, img.naturalHeight], file: detectSummary(await e.detect({ image: file(name) })), img: detectSummary(await e.detect({ image: img })) };
 }
 
 function stop() {

@@ -8,6 +8,7 @@ import groupUrl from '../../../../shared/data/groups/obama_and_biden.jpg?url';
 import { createEngine, type Engine } from '../../../src/engine/engine.ts';
 import { encodeBitmap } from '../../../src/intake/decoded-bitmap.ts';
 import { DECODED_KINDS, transferableImage, type DecodedImageInput, type DecodedKind } from '../../../src/intake/decoded-input.ts';
+import { decodedFrom } from '../../harness/decoded-images.ts';
 import { expose } from '../../harness/page.ts';
 
 export interface InputCost {
@@ -49,45 +50,6 @@ async function photo(url: string, width: number, height: number): Promise<Blob> 
   return canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
 }
 
-async function decoded(blob: Blob, kind: DecodedKind): Promise<DecodedImageInput> {
-  const bitmap = await createImageBitmap(blob);
-  const canvas = () => {
-    const c = new OffscreenCanvas(bitmap.width, bitmap.height);
-    c.getContext('2d')!.drawImage(bitmap, 0, 0);
-    return c;
-  };
-  switch (kind) {
-    case 'ImageBitmap':
-      return bitmap;
-    case 'HTMLImageElement': {
-      const img = new Image();
-      img.src = URL.createObjectURL(blob);
-      await img.decode();
-      return img;
-    }
-    case 'HTMLCanvasElement': {
-      const c = Object.assign(document.createElement('canvas'), { width: bitmap.width, height: bitmap.height });
-      c.getContext('2d')!.drawImage(bitmap, 0, 0);
-      return c;
-    }
-    case 'OffscreenCanvas':
-      return canvas();
-    case 'HTMLVideoElement': {
-      const c = Object.assign(document.createElement('canvas'), { width: bitmap.width, height: bitmap.height });
-      c.getContext('2d')!.drawImage(bitmap, 0, 0);
-      const video = Object.assign(document.createElement('video'), { muted: true, srcObject: c.captureStream() });
-      const shown = new Promise<void>((resolve) => video.requestVideoFrameCallback(() => resolve()));
-      await video.play();
-      await shown;
-      return video;
-    }
-    case 'VideoFrame':
-      return new VideoFrame(bitmap, { timestamp: 0 });
-    case 'ImageData':
-      return canvas().getContext('2d')!.getImageData(0, 0, bitmap.width, bitmap.height);
-  }
-}
-
 async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   const t = performance.now();
   const value = await run();
@@ -109,7 +71,7 @@ async function measure(reps: number): Promise<{ inputs: InputCost[]; sizes: Size
     for (let r = 0; r < reps; r++) {
       for (const kind of kinds) {
         const row = rows.get(kind)!;
-        const image = kind === 'Blob (JPEG)' ? blob : await decoded(blob, kind);
+        const image = kind === 'Blob (JPEG)' ? blob : await decodedFrom(blob, kind);
         if (kind !== 'Blob (JPEG)') {
           const [prepared, ms] = await timed(() => transferableImage(image as DecodedImageInput));
           row.pageMs.push(ms);
@@ -123,7 +85,7 @@ async function measure(reps: number): Promise<{ inputs: InputCost[]; sizes: Size
       }
     }
     inputs.push(...rows.values());
-    const imageData = (await decoded(blob, 'ImageData')) as ImageData;
+    const imageData = (await decodedFrom(blob, 'ImageData')) as ImageData;
     const bitmap = await createImageBitmap(blob);
     const cost: SizeCost = { size: size.name, jpegBytes: blob.size, imageDataCopyMs: [], storeEncodeMs: [], storeBytes: 0 };
     for (let r = 0; r < reps; r++) {
