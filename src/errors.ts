@@ -64,3 +64,15 @@ export async function toResult<T>(work: () => Promise<T>): Promise<Result<T>> {
     throw e;
   }
 }
+
+/**
+ * createEngine() outside a browser page (Node, a framework's server render, a page without
+ * workers): the engine needs these and they are missing. An EngineError (3001) so callers that
+ * catch engine failures catch it too; `missing` names the absent globals.
+ */
+export class UnsupportedEnvironmentError extends EngineError {
+  constructor(readonly missing: readonly string[], detail: string) {
+    super('UNAVAILABLE', detail);
+    this.name = 'UnsupportedEnvironmentError';
+  }
+}

@@ -3,7 +3,7 @@ export { createEngine, type CallOptions, type Engine, type EngineOptions, type W
 export * from './api/detect-schema.ts';
 export * from './api/schemas.ts';
 export type { EmotionErrorBody, FaceErrorBody } from './api/error-body.ts';
-export { ERRORS, type EngineFailure } from './errors.ts';
+export { ERRORS, EngineError, UnsupportedEnvironmentError, type EngineFailure } from './errors.ts';
 export type { BackendInfo } from './worker/ort-backend.ts';
 // gallery files (engine.exportGallery / importGallery) and diagnostics (engine.diagnostics)
 export { GALLERY_FILE_FORMAT, GALLERY_FILE_VERSION, GalleryFileSchema, type GalleryFile } from './store/gallery-file.ts';
@@ -32,6 +32,9 @@ export {
 } from './api/services.ts';
 // image formats: the default accepts every still format the browser decodes; KAIROS_FORMATS is the strict contract
 export { IMAGE_FORMATS, KAIROS_FORMATS, type ImageFormat } from './intake/sniff.ts';
+// the typed API's `image`: encoded (URL, base64, Blob) or decoded (ImageBitmap, <img>, …): docs/intake.md
+export { ImageSourceSchema, type ImageSource } from './intake/image-input.ts';
+export { DECODED_KINDS, type DecodedImageInput, type DecodedKind } from './intake/decoded-input.ts';
 // live video (engine.watch): docs/live.md
 export type { LiveWatch, WatchCallOptions } from './live/watch.ts';
 export type { WatchSource } from './live/frame-source.ts';

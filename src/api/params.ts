@@ -2,6 +2,7 @@
 // for this engine (docs/api.md). Custom issues carry `params.kairos`, the error kind
 // validate.ts reports for them.
 import { z } from 'zod';
+import { ImageSourceSchema } from '../intake/image-input.ts';
 
 export const MIN_HEAD_SCALE = { min: 0.015, max: 0.5, default: 0.015 } as const;
 export const MAX_ID_LENGTH = 256;
@@ -22,9 +23,14 @@ export const IdSchema = z
   .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters long` })
   .refine((s) => !CONTROL_CHARACTERS.test(s), as('BAD_CHARACTERS', 'contains control characters'));
 
-/** A photo: URL, base64 (optionally a data: URL) or an uploaded file. Empty counts as missing. */
+/**
+ * A photo: URL, base64 (optionally a data: URL) or an uploaded file; in typed calls also a decoded
+ * image (ImageSourceSchema — an HTTP body cannot carry one). Empty counts as missing.
+ */
 export const ImageSchema = z
-  .union([z.string(), z.instanceof(Blob)], { error: 'expected a URL, a base64 string or a file' })
+  .union(ImageSourceSchema.options, {
+    error: 'expected a URL, a base64 string, a file, or (typed calls) an ImageBitmap, <img>, <canvas>, OffscreenCanvas, <video>, VideoFrame or ImageData',
+  })
   .refine((v) => typeof v !== 'string' || v.trim() !== '', as('MISSING_PARAMETER', 'is empty'));
 
 export const MinHeadScaleSchema = z

@@ -25,7 +25,7 @@ import {
 } from '../api/services.ts';
 import { parseRequest } from '../api/validate.ts';
 import { resolveRuntimeEnv, type RuntimeEnvInput } from '../env.ts';
-import { toResult, type Result } from '../errors.ts';
+import { toResult } from '../errors.ts';
 import { raceAbort } from '../intake/abort.ts';
 import { detect } from '../service/detect.ts';
 import {
@@ -41,12 +41,12 @@ import type { GalleryFile } from '../store/gallery-file.ts';
 import { GalleryStore } from '../store/index.ts';
 import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
-import type { ImageAnalysis } from '../worker/image-analysis.ts';
 import type { ModelWarmUp } from '../worker/model-registry.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
-import { platformInfo } from './platform.ts';
+import { platformInfo, requireBrowser } from './platform.ts';
 import { startVisionWorker } from './vision-client.ts';
+import { workerVisionPort } from './vision-port.ts';
 // sync (team galleries through the sync service, docs/sync.md): absent option = nothing changes
 import { DISABLED_STATUS, startSync, type Sync, type SyncOptionsInput, type SyncStatus, type SyncStatusListener } from '../sync/index.ts';
 import { createMediaService, mediaVisionPort, type MediaService } from '../media/media-service.ts';
@@ -173,6 +173,7 @@ export interface Engine {
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const started = performance.now();
+  requireBrowser();
   const api = resolveApiOptions(options);
   const vision = startVisionWorker(options.workerUrl);
   const env = resolveRuntimeEnv(options);
@@ -191,9 +192,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const timings = new TimingsFeed();
   // running watches end when the engine closes (their worker calls would never answer)
   const closing = new AbortController();
-  const visionFor = (kind: 'detect' | 'recognition'): VisionPort => ({
-    analyze: timings.reported(kind, (input, o) => vision.api.analyze(input, o) as Promise<Result<ImageAnalysis>>),
-  });
+  const port = workerVisionPort(vision.api);
+  const visionFor = (kind: 'detect' | 'recognition'): VisionPort => ({ analyze: timings.reported(kind, port.analyze) });
   const detectVision = visionFor('detect');
   const mediaVision = mediaVisionPort(vision.api);
   // media (v2): restarts jobs a previous page left unfinished

@@ -2,7 +2,37 @@
 // engine.diagnostics.platform(): the engine runs in Chromium, Firefox and WebKit (Safari), and
 // they differ in exactly these features (measured: WebKitGTK 2.50 has no SharedArrayBuffer, so
 // one WASM thread, no ImageDecoder and no navigator.storage.estimate; Firefox has no WebGPU).
+import { UnsupportedEnvironmentError } from '../errors.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
+
+/** The globals createEngine() cannot start without (the vision worker, galleries, image work, ORT). */
+const REQUIRED_GLOBALS = ['Worker', 'indexedDB', 'WebAssembly', 'OffscreenCanvas', 'createImageBitmap'] as const;
+
+/** The required globals this environment lacks (pure over `scope`; none in any browser page the engine runs in). */
+export function missingBrowserFeatures(scope: object = globalThis): string[] {
+  return REQUIRED_GLOBALS.filter((name) => typeof (scope as Record<string, unknown>)[name] === 'undefined');
+}
+
+/**
+ * Throws UnsupportedEnvironmentError naming what is missing and where to call createEngine()
+ * instead: without it Node and server renders fail on "ReferenceError: Worker is not defined".
+ */
+export function requireBrowser(scope: object = globalThis): void {
+  const missing = missingBrowserFeatures(scope);
+  if (missing.length === 0) return;
+  const process = (scope as { process?: { versions?: { node?: string } } }).process;
+  const where = process?.versions?.node
+    ? ` (this looks like Node.js ${process.versions.node}, e.g. a server render)`
+    : typeof (scope as { document?: unknown }).document === 'undefined'
+      ? ' (there is no document: not a browser page)'
+      : '';
+  throw new UnsupportedEnvironmentError(
+    missing,
+    `createEngine() needs a browser page: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not available here${where}. ` +
+      'Call it in the browser only: in client-side code, e.g. inside useEffect / onMounted / a "use client" component, ' +
+      "or behind `typeof window !== 'undefined'` — not at the top level of a module a server renders.",
+  );
+}
 
 export interface PlatformInfo {
   /** the page is cross-origin isolated (COOP/COEP) */

@@ -3,11 +3,20 @@
 // without a `data:...;base64,` prefix).
 import { z } from 'zod';
 import { EngineError } from '../errors.ts';
+import { DecodedImageInputSchema } from './decoded-input.ts';
 import { checkEncodedSize, checkUrlLength, MAX_ENCODED_BYTES } from './limits.ts';
 
 /** A URL or base64 string (JSON bodies), or a Blob/File (uploads). */
 export const ImageInputSchema = z.union([z.string(), z.instanceof(Blob)]);
 export type ImageInput = z.infer<typeof ImageInputSchema>;
+
+/**
+ * The `image` of the typed API (engine.detect / enroll / verify / recognize): an encoded photo as
+ * above, or a decoded one (ImageBitmap, <img>, <canvas>, OffscreenCanvas, <video>, VideoFrame,
+ * ImageData: decoded-input.ts). HTTP bodies can only carry the encoded kinds.
+ */
+export const ImageSourceSchema = z.union([z.string(), z.instanceof(Blob), DecodedImageInputSchema]);
+export type ImageSource = z.infer<typeof ImageSourceSchema>;
 
 export type ParsedImageString = { kind: 'url'; url: string } | { kind: 'bytes'; bytes: Uint8Array };
 

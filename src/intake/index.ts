@@ -11,7 +11,27 @@ export { decodeImage, type DecodedImage, type DecodeOptions } from './decode.ts'
 export { readJpegOrientation, type Orientation } from './exif.ts';
 export { fetchImageBytes, type FetchImageOptions, type FetchLike } from './fetch-image.ts';
 export { readImageHeader, type ImageHeader } from './header.ts';
-export { ImageInputSchema, parseImageInput, parseImageString, type ImageInput, type ParsedImageString } from './image-input.ts';
+export {
+  ImageInputSchema,
+  ImageSourceSchema,
+  parseImageInput,
+  parseImageString,
+  type ImageInput,
+  type ImageSource,
+  type ParsedImageString,
+} from './image-input.ts';
+export {
+  DECODED_KINDS,
+  DecodedImageInputSchema,
+  decodedKind,
+  isDecodedImageInput,
+  isTransferredImage,
+  transferableImage,
+  type DecodedImageInput,
+  type DecodedKind,
+  type TransferredImage,
+} from './decoded-input.ts';
+export { encodeBitmap, receiveDecodedImage, STORED_COPY, type ReceivedImage } from './decoded-bitmap.ts';
 export { inspectImage, type ImageInfo } from './inspect.ts';
 export * from './limits.ts';
 export { ACCEPTED_FORMATS, IMAGE_FORMATS, KAIROS_FORMATS, sniffImageType, type ImageFormat } from './sniff.ts';

@@ -1,7 +1,8 @@
 // The `file` field of responses: the uploaded file's name, the URL's last path segment,
-// or "image" for base64 and unnamed blobs (pure).
+// or "image" for base64, unnamed blobs and decoded images (pure).
+import type { ImageSource } from '../intake/image-input.ts';
 
-export function imageFileName(image: string | Blob): string {
+export function imageFileName(image: ImageSource): string {
   if (typeof image !== 'string') return image instanceof File && image.name ? image.name : 'image';
   if (/^https?:\/\//i.test(image.trim())) {
     try {

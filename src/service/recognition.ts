@@ -4,6 +4,7 @@ import { MIN_HEAD_SCALE } from '../api/detect-schema.ts';
 import type { EnrollResponse, RecognizeResponse, VerifyResponse } from '../api/schemas.ts';
 import type { ServiceCall, ServiceParams, Services } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
+import type { ImageSource } from '../intake/image-input.ts';
 import { FORMAT_MIME, type ImageFormat } from '../intake/sniff.ts';
 import { EMBEDDING } from '../models/catalog.ts';
 import type { RecognitionStore } from '../store/recognition-port.ts';
@@ -19,7 +20,7 @@ const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 async function facesWithEmbeddings(
   vision: VisionPort,
-  image: string | Blob,
+  image: ImageSource,
   selector: SelectorFlags,
   minHeadScale: number,
   demographics: boolean,
@@ -52,9 +53,10 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
   return {
     async enroll({ appId, storeImage, params }: ServiceCall<ServiceParams<'enroll'>>): Promise<EnrollResponse> {
       const selector = parseSelector(params.selector);
-      // base64 and URL images come back from the worker as the bytes it decoded (one download)
-      const fromString = storeImage && typeof params.image === 'string';
-      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true, fromString);
+      // base64 and URL images come back from the worker as the bytes it decoded (one download);
+      // a decoded image (ImageBitmap, <img>, …) as a JPEG the worker encodes only because it is stored
+      const keepEncoded = storeImage && !(params.image instanceof Blob);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true, keepEncoded);
       if (!params.multiple_faces && analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
       const faces = params.multiple_faces ? analysis.faces : analysis.faces.slice(0, 1);
       const image = storeImage ? storedPhoto(params.image, analysis) : undefined;
@@ -182,9 +184,10 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
 
 /**
  * The photo kept with the templates, whatever its transport: an upload as sent, base64 or a URL
- * as the bytes the worker decoded; typed by its content (the declared type may be wrong or absent).
+ * as the bytes the worker decoded, a decoded image as the worker's JPEG of it; typed by its
+ * content (the declared type may be wrong or absent).
  */
-function storedPhoto(image: string | Blob, analysis: ImageAnalysis): Blob | undefined {
+function storedPhoto(image: ImageSource, analysis: ImageAnalysis): Blob | undefined {
   const mimeType = FORMAT_MIME[analysis.format as ImageFormat];
   if (image instanceof Blob) return !mimeType || image.type === mimeType ? image : new Blob([image], { type: mimeType });
   const encoded = analysis.encoded;

@@ -1,6 +1,6 @@
 // One image through the whole pipeline: intake → detection → per-face analysis.
 import { EngineError } from '../errors.ts';
-import { intakeImage, type ImageFormat, type ImageInput } from '../intake/index.ts';
+import { encodeBitmap, intakeImage, isTransferredImage, receiveDecodedImage, type ImageFormat, type ImageInput, type TransferredImage } from '../intake/index.ts';
 import { FORMAT_MIME } from '../intake/sniff.ts';
 import type { DetectorId } from '../vision/detectors.ts';
 import type { SelectorFlags } from '../vision/selector.ts';
@@ -98,7 +98,10 @@ export interface ImageAnalysisOptions {
   embed?: { models: readonly EmbeddingModelId[]; flip: boolean };
   /** overrides of the tuned detection settings (for evaluation runs) */
   detection?: Partial<DetectionSettings>;
-  /** return the encoded bytes that were decoded (base64 or URL input: the service keeps the photo) */
+  /**
+   * return the photo to store when a face is found: the encoded bytes that were decoded (base64 or
+   * URL input), or a JPEG of a decoded input (encoded only then)
+   */
   keepEncoded?: boolean;
   /** overrides of the shipped demographics settings (for evaluation runs) */
   demographicsSettings?: Partial<DemographicsSettings>;
@@ -123,14 +126,14 @@ export interface ImageAnalysis {
   format: string;
   /** largest face first */
   faces: FaceAnalysis[];
-  /** the encoded image as read (downloaded or base64-decoded), when `keepEncoded` asked for it */
+  /** the encoded image as read (downloaded or base64-decoded) or a decoded input's JPEG, when `keepEncoded` asked for it; its time is in `timings.total` only */
   encoded?: { bytes: Uint8Array; mimeType: string };
   detector: DetectorStats;
   timings: ImageTimings;
 }
 
 export async function analyzeImage(
-  input: ImageInput | Uint8Array,
+  input: ImageInput | Uint8Array | TransferredImage,
   options: ImageAnalysisOptions,
   deps: { models: ModelRegistry; crops: CropRenderer; fetch: typeof fetch; formats?: readonly ImageFormat[] },
 ): Promise<ImageAnalysis> {
@@ -138,12 +141,16 @@ export async function analyzeImage(
   // the models download (and their sessions start) while the image is fetched and decoded:
   // in a cold start that is most of the wait for ORT's WASM, when the worker is otherwise idle
   startModelLoads(options, deps.models);
-  const image = await intakeImage(input, { fetch: deps.fetch, formats: deps.formats });
+  // a decoded input (transferred from the page) is already upright: no decode, no EXIF rotation
+  const image = isTransferredImage(input) ? await receiveDecodedImage(input) : await intakeImage(input, { fetch: deps.fetch, formats: deps.formats });
   try {
     const analysis = await analyzeBitmap(image.bitmap, options, deps);
     analysis.format = image.format;
-    if (options.keepEncoded) analysis.encoded = { bytes: image.bytes, mimeType: FORMAT_MIME[image.format] };
     analysis.timings.decode = analysis.timings.decode + (performance.now() - started - analysis.timings.total);
+    // the stored copy: the bytes as read, or a decoded input's JPEG, made only when there is a face to store
+    if (options.keepEncoded && analysis.faces.length > 0) {
+      analysis.encoded = 'bytes' in image ? { bytes: image.bytes, mimeType: FORMAT_MIME[image.format] } : await encodeBitmap(image.bitmap);
+    }
     analysis.timings.total = performance.now() - started;
     return analysis;
   } finally {

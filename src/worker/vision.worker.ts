@@ -5,6 +5,7 @@ import { MIN_HEAD_SCALE } from '../api/params.ts';
 import { modelFileUrl, type RuntimeEnv } from '../env.ts';
 import { parseSelector } from '../vision/selector.ts';
 import { toResult, type Result } from '../errors.ts';
+import type { TransferredImage } from '../intake/decoded-input.ts';
 import { CropRenderer } from './crop-renderer.ts';
 import { analyzeBitmap, analyzeImage, DETECTION, UNPADDED_EDGES, PIPELINE_MODELS, type ImageAnalysis, type ImageAnalysisOptions } from './image-analysis.ts';
 import { ModelRegistry, type ModelLoad, type ModelRuns, type ModelWarmUp, type NamedOutput } from './model-registry.ts';
@@ -133,8 +134,11 @@ const api = {
     return Comlink.transfer(outputs, Object.values(outputs).map((o) => o.data.buffer as ArrayBuffer));
   },
 
-  /** The whole pipeline on one image: decode, detect, mesh, attributes. */
-  async analyze(input: Blob | string | Uint8Array, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
+  /**
+   * The whole pipeline on one image: decode, detect, mesh, attributes. A decoded input comes as an
+   * ImageBitmap or VideoFrame (transferred: the worker closes it) or an ImageData.
+   */
+  async analyze(input: Blob | string | Uint8Array | TransferredImage, options: ImageAnalysisOptions): Promise<Result<ImageAnalysis>> {
     const { models, formats, cutFaces } = await requireReady();
     try {
       // the worker's own fetch is the real network: a page-level fetch shim never reaches here

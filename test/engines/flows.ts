@@ -9,13 +9,27 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, type BrowserName, type DrivenBrowser } from '../../tools/harness/browsers.ts';
 import { demoFlows } from './demo-flows.ts';
-import { base64File, CLIPS, pageCall, PHOTOS, typeOf, waitInPage } from './page-calls.ts';
+import { base64File, CLIPS, pageCall, PHOTOS, typeOf, waitInPage, type Json } from './page-calls.ts';
 import { DATA_DIR, FLOWS_PAGE, REPORT_DIR } from './paths.ts';
 
 /** How much slower than Chromium a step may be: WebKit runs ORT on one thread (no SharedArrayBuffer). */
 export const SLOWNESS: Record<BrowserName, number> = { chromium: 1, firefox: 1.5, webkit: 4 };
 /** The bound within which an IndexedDB failure must come back as an error body (issue 30). */
 export const STORE_FAILURE_BOUND_MS = 15_000;
+
+/** Decoded inputs against the file: same size and faces, boxes and eyes within this many px (Chromium: ≤ 1). */
+const DECODED_PX = 3;
+
+function expectSameDetect(got: Json, want: Json, what: string): void {
+  expect(got.error, `${what}: ${JSON.stringify(got.error)}`).toBeUndefined();
+  expect([got.width, got.height], what).toEqual([want.width, want.height]);
+  expect(got.faces.length, what).toBe(want.faces.length);
+  want.faces.forEach((w: Json, i: number) => {
+    const g = got.faces[i];
+    [...w.box, ...w.eyes].forEach((v: number, k: number) => expect(Math.abs([...g.box, ...g.eyes][k] - v), `${what} face ${i}: ${JSON.stringify(g)} vs ${JSON.stringify(w)}`).toBeLessThanOrEqual(DECODED_PX));
+    expect(g.gender, what).toBe(w.gender);
+  });
+}
 
 export function engineFlows(name: BrowserName): void {
   const slow = SLOWNESS[name];
@@ -91,6 +105,19 @@ export function engineFlows(name: BrowserName): void {
       expect(recognized.images[0].transaction.subject_id).toBe('obama');
       expect(recognized.images[0].candidates[0].subject_id).toBe('obama');
     }, step(200_000));
+
+    it('decoded inputs: an ImageBitmap, a canvas, ImageData, an <img> (and a VideoFrame where there is one) answer as the JPEG; verify takes a bitmap; an EXIF-6 <img> is not turned twice', async () => {
+      const d = await call('decodedInputs', ['obama.jpg', 'obama2.jpg', 'obama', 'friends'], 60_000);
+      report.decodedKinds = Object.keys(d.decoded);
+      expect(d.file.faces, JSON.stringify(d.file)).toHaveLength(1);
+      if (name !== 'webkit') expect(Object.keys(d.decoded)).toContain('VideoFrame');
+      for (const [kind, got] of Object.entries(d.decoded) as [string, Json][]) expectSameDetect(got, d.file, kind);
+      expect(d.bitmapStillOpen).toBe(true);
+      expect(d.verified.images?.[0]?.transaction.confidence, JSON.stringify(d.verified)).toBeGreaterThan(0.6);
+      const exif = await call('decodedExif', ['biden2_exif6.jpg'], 30_000);
+      expect(exif.natural).toEqual([exif.file.width, exif.file.height]);
+      expectSameDetect(exif.img, exif.file, 'EXIF-6 <img>');
+    }, step(90_000));
 
     it('gallery list / view / view_subject, and the stored photo reads back', async () => {
       const g = await call('galleries', ['friends', 'obama'], 30_000);

@@ -11,6 +11,7 @@ export const PHOTOS = {
   'obama3.jpg': 'faces/obama/obama3.jpg',
   'biden.jpg': 'faces/biden/biden.jpg',
   'biden2.jpg': 'faces/biden/biden2.jpg',
+  'biden2_exif6.jpg': 'faces/biden/biden2_exif_orientation6.jpg',
 } as const;
 /** The clips /v2/media may get, most preferred first: the one the browser says it plays is used. */
 export const CLIPS = [

@@ -3,6 +3,8 @@
 // base64, the one thing every driver can send) and calls these functions one step at a time;
 // each returns plain data that Node asserts on. No assertions here: a step reports what happened.
 import { createEngine, installShims, type Engine } from '../../../src/index.ts';
+import type { DecodedImageInput, DecodedKind } from '../../../src/intake/decoded-input.ts';
+import { decodedFrom } from '../../../tools/harness/decoded-images.ts';
 import { expose } from '../../../tools/harness/page.ts';
 
 const files = new Map<string, File>();
@@ -292,9 +294,53 @@ async function enrollWithFailingStore(name: string, subject_id: string, gallery_
   }
 }
 
+/** A /detect answer as the few numbers the flows compare (or the error). */
+function detectSummary(answer: Awaited<ReturnType<Engine['detect']>>) {
+  if ('Errors' in answer) return { error: answer.Errors[0] };
+  const image = answer.images[0]!;
+  return {
+    width: image.width,
+    height: image.height,
+    faces: image.faces.map((f) => ({ box: [f.topLeftX, f.topLeftY, f.width, f.height], eyes: [f.leftEyeCenterX, f.leftEyeCenterY, f.rightEyeCenterX, f.rightEyeCenterY], gender: f.attributes.gender.type })),
+  };
+}
+
+/**
+ * The typed API with decoded pictures, as pages using human or face-api hold them: an
+ * ImageBitmap, a <canvas>, ImageData, an <img> and (where the browser has WebCodecs) a
+ * VideoFrame made from `name`, each through detect next to the file itself; then verify with the
+ * ImageBitmap of `verifyName` against a subject enrolled earlier.
+ */
+async function decodedInputs(name: string, verifyName: string, subject_id: string, gallery_name: string) {
+  const e = need();
+  const names: DecodedKind[] = ['ImageBitmap', 'HTMLCanvasElement', 'ImageData', 'HTMLImageElement'];
+  if (typeof VideoFrame !== 'undefined') names.push('VideoFrame');
+  const kinds = new Map<DecodedKind, DecodedImageInput>();
+  for (const kind of names) kinds.set(kind, await decodedFrom(file(name), kind));
+  try {
+    const fromFile = detectSummary(await e.detect({ image: file(name) }));
+    const decoded: Record<string, unknown> = {};
+    for (const [kind, image] of kinds) decoded[kind] = detectSummary(await e.detect({ image }));
+    const verifyBitmap = await createImageBitmap(file(verifyName));
+    const verified = await e.verify({ image: verifyBitmap, subject_id, gallery_name });
+    verifyBitmap.close();
+    return { file: fromFile, decoded, bitmapStillOpen: (kinds.get('ImageBitmap') as ImageBitmap).width > 0, verified };
+  } finally {
+    (kinds.get('VideoFrame') as VideoFrame | undefined)?.close();
+    (kinds.get('ImageBitmap') as ImageBitmap).close();
+  }
+}
+
+/** An <img> of an EXIF-rotated JPEG (already shown upright) against the file: the engine must not turn it again. */
+async function decodedExif(name: string) {
+  const e = need();
+  const img = (await decodedFrom(file(name), 'HTMLImageElement')) as HTMLImageElement;
+  return { natural: [img.naturalWidth, img.naturalHeight], file: detectSummary(await e.detect({ image: file(name) })), img: detectSummary(await e.detect({ image: img })) };
+}
+
 function stop() {
   engine?.close();
   engine = undefined;
 }
 
-expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, stop });
+expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, decodedInputs, decodedExif, stop });

@@ -12,6 +12,7 @@ import type { DetectRequest, DetectResponse } from '../../../src/api/detect-sche
 import type { FaceErrorBody } from '../../../src/api/error-body.ts';
 import { createEngine } from '../../../src/engine/engine.ts';
 import { startVisionWorker, type VisionWorker } from '../../../src/engine/vision-client.ts';
+import { workerVisionPort } from '../../../src/engine/vision-port.ts';
 import { BackendPreferenceSchema, resolveRuntimeEnv, type RuntimeEnv } from '../../../src/env.ts';
 import { detect as detectService } from '../../../src/service/detect.ts';
 import type { VisionPort } from '../../../src/service/vision-port.ts';
@@ -59,9 +60,10 @@ function timedDetect(api: VisionWorker['api']): { run(request: DetectRequest): P
   return {
     async run(request) {
       let analysis: ImageAnalysis | undefined;
+      const worker = workerVisionPort(api);
       const port: VisionPort = {
         async analyze(input, options) {
-          const result = await api.analyze(input, options);
+          const result = await worker.analyze(input, options);
           if (result.ok) analysis = result.value;
           return result;
         },
