@@ -25,6 +25,8 @@ export const ConfigSchema = z.object({
   SYNC_POOL_SIZE: int(10),
   /** allowed browser origins for CORS, comma-separated; "*" = any (the default: auth is by key, not cookie) */
   SYNC_CORS_ORIGINS: z.string().default('*'),
+  /** what the service logs (JSON lines on stdout): every 5xx is an "error" with its request id */
+  SYNC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

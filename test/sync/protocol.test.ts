@@ -200,7 +200,7 @@ describe('isolation and bad requests', () => {
       ['GET', '/v1/pull?limit=0', undefined, 400, 'BAD_REQUEST'],
       ['PUT', '/v1/galleries/x', { encryption: { scheme: 'rot13' } }, 400, 'BAD_REQUEST'],
       ['GET', '/v1/nothing', undefined, 404, 'NOT_FOUND'],
-      ['DELETE', '/v1/push', {}, 404, 'NOT_FOUND'],
+      ['DELETE', '/v1/push', {}, 405, 'METHOD_NOT_ALLOWED'],
     ];
     for (const [method, path, body, status, code] of cases) {
       const r = await call(one, method, path, A, body);
