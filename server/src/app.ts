@@ -13,7 +13,7 @@ import { SyncError, issueMessage, replyWithError } from './errors.ts';
 import { listGalleries, putGallery } from './galleries.ts';
 import type { NotifyHub } from './notify.ts';
 import { pull } from './pull.ts';
-import { AppRateLimit } from './rate-limit.ts';
+import { AppRateLimit, GlobalRateLimit } from './rate-limit.ts';
 import { applyPush } from './push.ts';
 
 declare module 'fastify' {
@@ -27,7 +27,7 @@ export interface AppDeps {
   /** a streaming replica for reads (pull, listings); default the primary */
   readPool?: Pool;
   hub: NotifyHub;
-  config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_IP_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
+  config: Pick<Config, 'SYNC_BODY_LIMIT' | 'SYNC_RATE_LIMIT' | 'SYNC_GLOBAL_RATE_LIMIT' | 'SYNC_IP_RATE_LIMIT' | 'SYNC_MAX_STREAMS' | 'SYNC_CORS_ORIGINS'>;
   /** pino options (main.ts: level SYNC_LOG_LEVEL to stdout); false: silent */
   logger?: FastifyServerOptions['logger'];
 }
@@ -107,11 +107,13 @@ export async function buildApp({ pool, readPool = pool, hub, config, logger = fa
   });
   // after it: per app (rate-limit.ts says why not before)
   const perApp = new AppRateLimit(config.SYNC_RATE_LIMIT);
+  const global = config.SYNC_GLOBAL_RATE_LIMIT > 0 ? new GlobalRateLimit(pool, config.SYNC_GLOBAL_RATE_LIMIT) : undefined;
 
   app.addHook('preHandler', async (request) => {
     if (request.routeOptions.url === '/v1/health' || request.method === 'OPTIONS') return;
     request.appId = await auth.authenticate(header(request, 'app_id', 'x-app-id'), header(request, 'app_key', 'x-app-key'));
     perApp.take(request.appId);
+    await global?.take(request.appId);
   });
 
   app.get('/v1/health', async () => {

@@ -17,6 +17,8 @@ export const ConfigSchema = z.object({
   SYNC_BODY_LIMIT: int(16 * 1024 * 1024),
   /** authenticated requests per app per minute, per process */
   SYNC_RATE_LIMIT: int(1200),
+  /** authenticated requests per app per minute across all processes (counted in PostgreSQL); 0 = no such limit */
+  SYNC_GLOBAL_RATE_LIMIT: z.coerce.number().int().min(0).default(0),
   /** requests per client address per minute, per process, counted before authentication */
   SYNC_IP_RATE_LIMIT: int(6000),
   /** open event streams per app, per process */

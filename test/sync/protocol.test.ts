@@ -232,6 +232,28 @@ describe('limits and live nudges', () => {
     }
   });
 
+  it('SYNC_GLOBAL_RATE_LIMIT counts an app\'s requests across processes, in PostgreSQL', async () => {
+    const db = await freshDatabase();
+    const env = { SYNC_GLOBAL_RATE_LIMIT: '5' };
+    const p1 = await startService(db, { apps: { [A.id]: A.key }, env });
+    const p2 = await startService(db, { env });
+    try {
+      // the window is PostgreSQL's minute: not across its end
+      const { rows } = await p1.pool.query<{ s: number }>('select extract(second from now())::float8 as s');
+      if (rows[0]!.s > 57) await new Promise((r) => setTimeout(r, (61 - rows[0]!.s) * 1000));
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await call(i % 2 ? p2 : p1, 'GET', '/v1/pull', A);
+        statuses.push(r.status);
+        if (r.status === 429) expect(errorCode(r.body)).toBe('RATE_LIMITED');
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    } finally {
+      await p1.close();
+      await p2.close();
+    }
+  });
+
   it('a push to one process nudges an event stream on another within a second', async () => {
     const controller = new AbortController();
     const response = await fetch(`${two.url}/v1/events`, { headers: headers(A.id, A.key), signal: controller.signal });
