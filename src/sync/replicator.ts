@@ -12,7 +12,7 @@ import { SyncError, toSyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
 import type { LocalChange, Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
-import type { Change, PulledChange } from './protocol.ts';
+import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
 import { retryDelay, streamRetryDelay } from './retry.ts';
 import type { StatusFeed } from './status.ts';
 
@@ -155,15 +155,30 @@ export class Replicator {
       if (entries.length === 0) break;
       const sent: typeof entries = [];
       const wire: Change[] = [];
+      /** changes the service would refuse with the whole batch (a name with a control character, say): dropped, with a warning */
+      const unsendable: typeof entries = [];
       for (const entry of entries) {
         try {
-          wire.push(await toWire(entry.change, await keys.forPush(entry.change.gallery)));
+          const change = await toWire(entry.change, await keys.forPush(entry.change.gallery));
+          const checked = ChangeSchema.safeParse(change);
+          if (!checked.success) {
+            const issue = checked.error.issues[0];
+            status.warn({ code: 'REJECTED', message: `not sent: ${issue?.path.join('.')}: ${issue?.message}`, gallery: entry.change.gallery });
+            unsendable.push(entry);
+            continue;
+          }
+          wire.push(change);
           sent.push(entry);
         } catch (error) {
           if (!(error instanceof SyncError) || error.code === 'UNAUTHORIZED' || error.code === 'SERVICE') throw error;
           blocked.set(entry.change.gallery, error);
           break; // later entries may be of the same gallery: they must not overtake this one
         }
+      }
+      if (unsendable.length) {
+        await outbox.remove(unsendable.map((e) => e.seq));
+        const dropped = new Set(unsendable.map((e) => e.seq));
+        queue = queue.filter((e) => !dropped.has(e.seq));
       }
       if (wire.length === 0) continue; // the first entry's gallery is blocked now: filtered out above
       const results = await client.push(wire);

@@ -106,6 +106,17 @@ describe('two browsers, one gallery', () => {
     expect(status).toMatchObject({ enabled: true, error: null, live: true });
   });
 
+  it('a change the service could never store (a lone surrogate in a subject id) is dropped with a warning; the rest goes on', async () => {
+    const odd = 'odd-names';
+    const bad = await a.call<{ face_id: string }>('enroll', odd, 'lone-\ud800', OBAMA);
+    const fine = await a.call<{ face_id: string }>('enroll', odd, 'fine', OBAMA);
+    await until(async () => (await b.call<string[]>('templateIds', odd)).includes(fine.face_id), 10_000, 'B has the template after the unsendable one');
+    expect(await b.call<string[]>('templateIds', odd)).not.toContain(bad.face_id);
+    const status = await a.call<SyncStatus>('status');
+    expect(status.pending).toBe(0);
+    expect(status.warnings.some((w) => w.code === 'REJECTED' && w.message.includes('subject') && w.message.includes('surrogate'))).toBe(true);
+  });
+
   it('B offline enrolls 20, back online → A has them; both end with the same template ids', async () => {
     await b.call('enroll', 'warm-up', 'w', OBAMA); // enroll's models are loaded before the network goes
     await b.context.setOffline(true);
