@@ -17,6 +17,8 @@ export const ConfigSchema = z.object({
   SYNC_BODY_LIMIT: int(16 * 1024 * 1024),
   /** authenticated requests per app per minute, per process */
   SYNC_RATE_LIMIT: int(1200),
+  /** authenticated requests per app per minute across all processes (counted in PostgreSQL); 0 = no such limit */
+  SYNC_GLOBAL_RATE_LIMIT: z.coerce.number().int().min(0).default(0),
   /** requests per client address per minute, per process, counted before authentication */
   SYNC_IP_RATE_LIMIT: int(6000),
   /** open event streams per app, per process */
@@ -25,6 +27,8 @@ export const ConfigSchema = z.object({
   SYNC_POOL_SIZE: int(10),
   /** allowed browser origins for CORS, comma-separated; "*" = any (the default: auth is by key, not cookie) */
   SYNC_CORS_ORIGINS: z.string().default('*'),
+  /** what the service logs (JSON lines on stdout): every 5xx is an "error" with its request id */
+  SYNC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -88,18 +88,45 @@ export function errorBody(error: SyncError): ErrorBody {
   return { error: error.info };
 }
 
-/** fastify's error handler: the only place a failure becomes a reply. */
-export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const mapped = toSyncError(error);
-  if (mapped.kind === 'INTERNAL' || mapped.kind === 'DATABASE_UNAVAILABLE') request.log.error({ err: error }, 'request failed');
-  if (mapped.kind === 'DATABASE_UNAVAILABLE') void reply.header('retry-after', '1');
-  void reply.status(SYNC_ERRORS[mapped.kind].status).send(errorBody(mapped));
+/**
+ * What a log line says of a failure: its type, driver code, message (cut: a driver message may
+ * quote a value, and values may be biometric) and stack frames — never the request's body.
+ */
+function loggable(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return { type: error.name, ...(typeof code === 'string' ? { code } : {}), message: error.message.slice(0, 200), stack: error.stack?.split('\n').slice(1, 8).join('\n') };
 }
 
+/** fastify's error handler: the only place a failure becomes a reply. Every 5xx is logged with the request's id, which the reply carries too. */
+export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const mapped = toSyncError(error);
+  const status = SYNC_ERRORS[mapped.kind].status;
+  void reply.header('x-request-id', request.id);
+  if (status >= 500) {
+    request.log.error({ err: loggable(error), method: request.method, route: request.url.split('?')[0], status, code: mapped.kind }, 'request failed');
+    if (mapped.kind === 'DATABASE_UNAVAILABLE') void reply.header('retry-after', '1');
+    void reply.status(status).send({ error: { ...mapped.info, request_id: request.id } });
+    return;
+  }
+  void reply.status(status).send(errorBody(mapped));
+}
+
+interface Issue {
+  path: readonly PropertyKey[];
+  message: string;
+  /** a record key's own issues (zod's "invalid_key") */
+  issues?: readonly Issue[];
+}
+
+/** a path segment as is when plain, else quoted (a refused key may hold a NUL or a surrogate) */
+const segment = (key: PropertyKey) => (typeof key === 'string' && !/^[\w.-]*$/.test(key) ? JSON.stringify(key) : String(key));
+
 /** zod's first issue as one line: "changes.0.payload.embedding: is not base64". */
-export function issueMessage(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+export function issueMessage(issues: readonly Issue[]): string {
   const issue = issues[0];
   if (!issue) return 'invalid value';
-  const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
+  const message = issue.issues?.[0]?.message ?? issue.message;
+  const path = issue.path.map(segment).join('.');
+  return path ? `${path}: ${message}` : message;
 }

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const readPool = config.DATABASE_READ_URL ? createPool(config.DATABASE_READ_URL, config.SYNC_POOL_SIZE) : undefined;
   const hub = new NotifyHub(url);
   await hub.start();
-  const app = await buildApp({ pool, ...(readPool ? { readPool } : {}), hub, config });
+  const app = await buildApp({ pool, ...(readPool ? { readPool } : {}), hub, config, logger: { level: config.SYNC_LOG_LEVEL } });
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   console.log(`sync: serving on ${address} (pid ${process.pid})`);
   const shutdown = async () => {

@@ -81,6 +81,20 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       create index changes_by_app on changes (app_id, seq);
     `,
   },
+  {
+    id: 2,
+    name: 'rate limit windows (SYNC_GLOBAL_RATE_LIMIT)',
+    // unlogged: counters need no WAL and no crash safety (a crash forgets a minute's counts)
+    sql: `
+      create unlogged table rate_windows (
+        app_id text not null,
+        -- minutes since the epoch, by PostgreSQL's clock: every process counts in the same window
+        window_start bigint not null,
+        count bigint not null,
+        primary key (app_id, window_start)
+      );
+    `,
+  },
 ];
 
 export async function migrate(pool: Pool): Promise<number[]> {

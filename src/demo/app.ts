@@ -2,7 +2,9 @@
 // worker, galleries and media in IndexedDB), answers https://api.kairos.com/… in-page, and
 // mounts one screen per tab.
 import { DEMO_CREDENTIALS } from '../api/options.ts';
-import { demoSyncOptions, mountSyncBadge } from './galleries/sync-badge.ts';
+import { mountSyncBadge } from './galleries/sync-badge.ts';
+import { syncForm } from './galleries/sync-form.ts';
+import { loadSyncSettings, scrubSecrets, toSyncOptions } from './galleries/sync-settings.ts';
 import { mountDetect } from './sections/detect.ts';
 import { mountDeveloper } from './sections/developer.ts';
 import { mountEmotion } from './sections/emotion.ts';
@@ -46,8 +48,10 @@ export function runApp(): void {
     // how long the engine waited for it (the first visit's cost; ~0 on later visits)
     document.body.dataset.offlineWaitMs = String(Math.round(performance.now() - started));
     // next to the page, not at the site root: the built app works under any base path
-    // sync: only when the page was opened with a team's sync service (src/demo/galleries/sync-badge.ts)
-    const sync = demoSyncOptions();
+    // sync: only with settings from the "Team sync" form (src/demo/galleries/sync-form.ts); never from a URL
+    const prefill = scrubSecrets();
+    const saved = await loadSyncSettings();
+    const sync = saved && toSyncOptions(saved.settings);
     // the engine's code is its own chunk, run in its own task (not with the screens' code)
     const { createEngine, installFetchShim } = await import('../index.ts');
     const engine = await createEngine({ modelBaseUrl: 'models/', ortWasmBaseUrl: 'ort/', ...(sync ? { sync } : {}) });
@@ -61,6 +65,7 @@ export function runApp(): void {
     await nextTask();
     mountGalleries(byId('panel-galleries'), engine, api, camera);
     mountSyncBadge(byId('panel-galleries'), engine);
+    byId('panel-galleries').append(syncForm({ ...(saved ? { active: saved.settings, remembered: saved.remembered } : {}), prefill }));
     await nextTask();
     mountEmotion(byId('panel-emotion'), engine, api, camera);
     await nextTask();

@@ -42,6 +42,11 @@ const api = {
     return toResult(async () => (await index.matrix(target)).size);
   },
 
+  /** the page's watchdog: a worker that answers this is alive */
+  ping(): boolean {
+    return true;
+  },
+
   async stats(): Promise<IndexStats> {
     return (await ready()).index.stats();
   },

@@ -18,6 +18,8 @@ import {
 import { SyncError } from './errors.ts';
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/** the service sends a comment every 15 s: a stream silent for longer is dead (a vanished host sends no reset) */
+const STREAM_SILENCE_MS = 40_000;
 
 export class SyncClient {
   private readonly base: string;
@@ -79,7 +81,8 @@ export class SyncClient {
   /**
    * Reads the service's event stream until it ends or `signal` aborts, calling `onChange` for
    * each nudge (and once it is open: changes may have come while it was not). fetch, not
-   * EventSource: the credentials go in headers, never in a URL.
+   * EventSource: the credentials go in headers, never in a URL. Ends when the stream has
+   * been silent for STREAM_SILENCE_MS.
    */
   async events(signal: AbortSignal, onChange: () => void): Promise<void> {
     const response = await fetch(new URL('v1/events', this.base), { headers: this.headers(false), signal, cache: 'no-store' });
@@ -88,8 +91,11 @@ export class SyncClient {
     onChange();
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
+    let silence: ReturnType<typeof setTimeout> | undefined;
     for (;;) {
-      const { value, done } = await reader.read();
+      clearTimeout(silence);
+      silence = setTimeout(() => void reader.cancel().catch(() => {}), STREAM_SILENCE_MS);
+      const { value, done } = await reader.read().finally(() => clearTimeout(silence));
       if (done) return;
       buffer += value;
       let end: number;

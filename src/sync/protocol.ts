@@ -14,12 +14,42 @@ export const MAX_PHOTO_BYTES = 4 * 1024 * 1024;
 export const MAX_EMBEDDING_FLOATS = 4096;
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-/** Gallery and subject ids, as the Kairos interface takes them: 1–256 characters, no control characters. */
-export const NameSchema = z
+/** a UTF-16 surrogate without its partner: no UTF-8 encoding exists (PostgreSQL would refuse it or store U+FFFD) */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Any text the service stores: a NUL or a lone surrogate cannot be stored in PostgreSQL text or jsonb. */
+export const TextSchema = z
   .string({ error: 'expected a string' })
-  .min(1, { error: 'must not be empty' })
+  .refine((s) => !s.includes('\u0000'), { error: 'contains a NUL character' })
+  .refine((s) => !LONE_SURROGATE.test(s), { error: 'contains a lone UTF-16 surrogate (not valid Unicode)' });
+
+/** Gallery and subject ids, as the Kairos interface takes them: 1–256 characters, no control characters. */
+export const NameSchema = TextSchema.min(1, { error: 'must not be empty' })
   .max(256, { error: 'must be at most 256 characters long' })
   .refine((s) => !CONTROL_CHARACTERS.test(s), { error: 'contains control characters' });
+
+const FLOAT32_MAX = 3.4028234663852886e38;
+/** A number the service stores as float32 (PostgreSQL real): finite and within its range. */
+export const Float32Schema = z
+  .number({ error: 'expected a number' })
+  .refine((n) => Number.isFinite(n) && Math.abs(n) <= FLOAT32_MAX, { error: 'must be a finite float32 (|x| ≤ 3.4e38)' });
+
+/** attributes nest at most this deep (the engine's are 1–2 levels); recursion over a deeper body would exhaust the stack */
+export const MAX_ATTRIBUTE_DEPTH = 8;
+/** attributes' JSON text at most this long */
+export const MAX_ATTRIBUTE_CHARS = 16 * 1024;
+
+/** JSON of at most `depth` levels whose strings (and keys) PostgreSQL's jsonb can store. */
+function storableJson(depth: number): z.ZodType<z.core.util.JSONType> {
+  const leaf = z.union([TextSchema, z.number().refine(Number.isFinite, { error: 'must be finite' }), z.boolean(), z.null()]);
+  if (depth === 0) return leaf;
+  const inner = storableJson(depth - 1);
+  return z.union([leaf, z.array(inner), z.record(TextSchema, inner)], { error: `must be JSON nested at most ${MAX_ATTRIBUTE_DEPTH} levels, of valid text` });
+}
+
+export const AttributesSchema = z
+  .record(TextSchema, storableJson(MAX_ATTRIBUTE_DEPTH - 1))
+  .refine((a) => JSON.stringify(a).length <= MAX_ATTRIBUTE_CHARS, { error: `must be at most ${MAX_ATTRIBUTE_CHARS} characters of JSON` });
 
 /** Client-made ids (change ids, template ids): UUIDs in practice; any short printable token is accepted. */
 export const ClientIdSchema = z
@@ -33,7 +63,7 @@ export const base64 = (maxBytes: number) =>
     .max(Math.ceil(maxBytes / 3) * 4, { error: `must encode at most ${maxBytes} bytes` })
     .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, { error: 'is not base64' });
 
-export const BoxSchema = z.object({ topLeftX: z.number(), topLeftY: z.number(), width: z.number(), height: z.number() });
+export const BoxSchema = z.object({ topLeftX: Float32Schema, topLeftY: Float32Schema, width: Float32Schema, height: Float32Schema });
 
 export const PhotoSchema = z.object({
   mime_type: z.string().max(100).regex(/^[a-z]+\/[a-z0-9.+-]+$/, { error: 'is not a MIME type' }),
@@ -45,8 +75,8 @@ export const PlainPayloadSchema = z.object({
   mode: z.literal('plain'),
   embedding: base64(MAX_EMBEDDING_FLOATS * 4).min(4, { error: 'must not be empty' }),
   box: BoxSchema,
-  quality: z.number(),
-  attributes: z.record(z.string(), z.json()),
+  quality: Float32Schema,
+  attributes: AttributesSchema,
   /** only when the gallery syncs photos */
   photo: PhotoSchema.optional(),
 });
@@ -79,7 +109,7 @@ export const EnrollChangeSchema = z.object({
   subject: NameSchema,
   template_id: ClientIdSchema,
   /** the embedding model and version that made it: a gallery holds one */
-  model_id: z.string().min(1).max(200),
+  model_id: TextSchema.min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters long' }),
   enrolled_at: EpochMsSchema,
   payload: PayloadSchema,
 });
@@ -104,7 +134,12 @@ export const PushRequestSchema = z.object({
 });
 export type PushRequest = z.infer<typeof PushRequestSchema>;
 
-export const ErrorInfoSchema = z.object({ code: z.string(), message: z.string() });
+export const ErrorInfoSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  /** on the service's 5xx answers: the id its log line carries (also the x-request-id header of every answer) */
+  request_id: z.string().optional(),
+});
 export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
 /** Per change: accepted with its server sequence number, or rejected (nothing changed). */

@@ -1,7 +1,9 @@
 // The sync loop: local writes → outbox → push; service log → pull → local store. One run at
 // a time (a nudge during a run asks for another), push before pull (our removals go out
-// before we import what they will tombstone), retries with backoff while the service is
-// unreachable, and a live event stream that asks for a run whenever another browser pushed.
+// before we import what they will tombstone), retries while the service is unreachable
+// (retry.ts), and a live event stream that asks for a run whenever another browser pushed. A
+// stream that drops asks for a run at once, so a service that went away is reported
+// (`offline`) within about a second; a run that succeeds reopens the stream at once.
 import type { CommittedWrite, GalleryStore } from '../store/gallery-store.ts';
 import { applyPage, type Applied } from './apply.ts';
 import type { SyncClient } from './client.ts';
@@ -10,10 +12,9 @@ import { SyncError, toSyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
 import type { LocalChange, Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
-import type { Change, PulledChange } from './protocol.ts';
+import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
+import { retryDelay, streamRetryDelay } from './retry.ts';
 import type { StatusFeed } from './status.ts';
-
-const MAX_BACKOFF_MS = 30_000;
 
 export interface ReplicatorDeps {
   options: SyncOptions;
@@ -37,6 +38,8 @@ export class Replicator {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private poll: ReturnType<typeof setInterval> | undefined;
   private readonly stream = new AbortController();
+  /** ends the event stream's wait before reopening (a run just reached the service) */
+  private reopenStream: (() => void) | undefined;
   /** outbox writes in flight: a run waits for them so a change made just before is pushed */
   private queued: Promise<unknown> = Promise.resolve();
   private readonly onOnline = () => this.kick();
@@ -87,6 +90,7 @@ export class Replicator {
     clearTimeout(this.retry);
     clearInterval(this.poll);
     this.stream.abort();
+    this.reopenStream?.();
     globalThis.removeEventListener?.('online', this.onOnline);
     this.deps.status.update({ state: 'closed', live: false });
   }
@@ -115,15 +119,14 @@ export class Replicator {
         const now = Date.now();
         await outbox.setLastSyncedAt(now);
         this.failures = 0;
+        this.reopenStream?.();
         status.update({ state: 'idle', error: null, lastSyncedAt: now, pending: await outbox.count(), galleries: this.galleries() });
       } catch (error) {
         if (this.closed) return;
         const failure = toSyncFailure(error);
         this.failures++;
         status.update({ state: failure.code === 'OFFLINE' ? 'offline' : 'error', error: failure, pending: await outbox.count().catch(() => status.get().pending), galleries: this.galleries() });
-        // unreachable: back off 1, 2, 4 … 30 s; a refusal (key, passphrase): try again slowly
-        const wait = failure.code === 'OFFLINE' ? Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(this.failures - 1, 5)) : MAX_BACKOFF_MS;
-        this.retry = setTimeout(() => this.kick(), wait);
+        this.retry = setTimeout(() => this.kick(), retryDelay(this.failures, failure.code === 'OFFLINE'));
         return;
       }
     } while (this.again && !this.closed);
@@ -152,15 +155,30 @@ export class Replicator {
       if (entries.length === 0) break;
       const sent: typeof entries = [];
       const wire: Change[] = [];
+      /** changes the service would refuse with the whole batch (a name with a control character, say): dropped, with a warning */
+      const unsendable: typeof entries = [];
       for (const entry of entries) {
         try {
-          wire.push(await toWire(entry.change, await keys.forPush(entry.change.gallery)));
+          const change = await toWire(entry.change, await keys.forPush(entry.change.gallery));
+          const checked = ChangeSchema.safeParse(change);
+          if (!checked.success) {
+            const issue = checked.error.issues[0];
+            status.warn({ code: 'REJECTED', message: `not sent: ${issue?.path.join('.')}: ${issue?.message}`, gallery: entry.change.gallery });
+            unsendable.push(entry);
+            continue;
+          }
+          wire.push(change);
           sent.push(entry);
         } catch (error) {
           if (!(error instanceof SyncError) || error.code === 'UNAUTHORIZED' || error.code === 'SERVICE') throw error;
           blocked.set(entry.change.gallery, error);
           break; // later entries may be of the same gallery: they must not overtake this one
         }
+      }
+      if (unsendable.length) {
+        await outbox.remove(unsendable.map((e) => e.seq));
+        const dropped = new Set(unsendable.map((e) => e.seq));
+        queue = queue.filter((e) => !dropped.has(e.seq));
       }
       if (wire.length === 0) continue; // the first entry's gallery is blocked now: filtered out above
       const results = await client.push(wire);
@@ -267,23 +285,38 @@ export class Replicator {
     this.deps.status.update({ pending: await outbox.count() });
   }
 
-  /** Keeps the event stream open (reconnecting with backoff); each nudge asks for a run. */
+  /**
+   * Keeps the event stream open; each nudge asks for a run. When an open stream drops, a run
+   * is asked for at once: if the service is gone it fails and says `offline` now, not at the
+   * next poll, and its retries (every second at first) find the service's return; the first
+   * run that succeeds reopens the stream. Meanwhile the stream itself retries only slowly.
+   */
   private async listen(): Promise<void> {
     let failures = 0;
     while (!this.closed) {
+      let opened = false;
       try {
         await this.deps.client.events(this.stream.signal, () => {
+          opened = true;
           failures = 0;
           this.deps.status.update({ live: true });
           this.kick();
         });
       } catch {
-        // dropped or refused: the poll still runs; try again soon
+        // dropped or refused: the runs find out whether the service is there
       }
       if (this.closed) return;
       this.deps.status.update({ live: false });
+      if (opened) this.kick();
       failures++;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 6))));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, streamRetryDelay(failures));
+        this.reopenStream = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.reopenStream = undefined;
     }
   }
 }

@@ -1,7 +1,8 @@
 // The engine's search index runs in its own worker (src/store/index.worker.ts): it must follow
 // this page's writes in order (a recognize sent after an enroll or a removal resolved sees it),
 // another engine's writes on the same storage (another tab, via the BroadcastChannel), and a
-// gallery written before the engine started (the reopen, read in the worker).
+// gallery written before the engine started (the reopen, read in the worker). A worker that dies
+// is found by the watchdog and replaced; the search is answered by the new one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
 import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
@@ -105,6 +106,39 @@ describe('the search index worker', () => {
     } finally {
       inWorker.close();
       broken.close();
+      store.close();
+    }
+  });
+
+  it('a worker that dies (killed by the browser) is found by its watchdog and replaced; the search is answered', async () => {
+    const store = await GalleryStore.open({ name: `${storageName}-dies`, broadcast: false });
+    const target = { appId: 'demo', gallery: 'watched', modelId: EMBEDDING.id };
+    const embedding = new Float32Array(128).fill(1 / Math.sqrt(128));
+    const template = { modelId: EMBEDDING.id, embedding, box: { topLeftX: 0, topLeftY: 0, width: 1, height: 1 }, attributes: {}, quality: 0.5 };
+    const workers: Worker[] = [];
+    const index = new RemoteSearchIndex(
+      store,
+      () => {
+        workers.push(new Worker(new URL('../../src/store/index.worker.ts', import.meta.url), { type: 'module' }));
+        return workers.at(-1)!;
+      },
+      { unresponsiveMs: 1000, pingEveryMs: 200 },
+    );
+    try {
+      await store.importTemplates('demo', 'watched', [{ subject: 'first', template }]);
+      expect((await index.searchSubjects(target, embedding, 5)).map((m) => m.subject)).toEqual(['first']);
+      workers[0]!.terminate(); // what the browser does to a worker it kills: no event, no answer ever again
+      await store.importTemplates('demo', 'watched', [{ subject: 'second', template }]); // forwarded into the void
+      const began = performance.now();
+      const matches = await index.searchSubjects(target, embedding, 5);
+      console.log(`search worker: dead worker replaced, search answered after ${(performance.now() - began).toFixed(0)} ms`);
+      expect(matches.map((m) => m.subject).sort()).toEqual(['first', 'second']); // the new worker read storage
+      expect(workers).toHaveLength(2);
+      expect(index.restarts()).toBe(1);
+      expect(await index.inWorker()).toBe(true);
+      expect(await index.searchSubjects(target, embedding, 5)).toHaveLength(2); // and it goes on answering
+    } finally {
+      index.close();
       store.close();
     }
   });

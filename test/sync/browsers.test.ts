@@ -2,7 +2,8 @@
 // PostgreSQL: enrolls and removals cross between them within 2 s, an offline browser's
 // enrolls arrive when it is back, and they end with the same template ids. With a team
 // passphrase the database holds no embedding, photo or subject name in clear; a browser with
-// the passphrase converges and one without gets a clear error.
+// the passphrase converges and one without gets a clear error. A killed service is reported
+// `offline` within seconds, and the browsers catch up within seconds of its return.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -10,7 +11,8 @@ import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
 import type { SyncOptionsInput, SyncStatus } from '../../src/sync/index.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { createServer as createNetServer } from 'node:net';
+import { ROOT, freshDatabase, spawnService, startService, type Service, type ServiceProcess } from './helpers/service.ts';
 
 const FACES = path.resolve(ROOT, '../shared/data/faces');
 const photo = (file: string) => readFileSync(path.join(FACES, file)).toString('base64');
@@ -19,6 +21,7 @@ const OBAMA_2 = photo('obama/obama2.jpg');
 const APP = { id: 'team', key: 'team-key-123' };
 
 let service: Service;
+let databaseUrl: string;
 let vite: ViteDevServer;
 let browser: Browser;
 let pageUrl: string;
@@ -54,7 +57,8 @@ async function until(probe: () => Promise<boolean>, limitMs: number, what: strin
 }
 
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
+  databaseUrl = await freshDatabase();
+  service = await startService(databaseUrl, { apps: { [APP.id]: APP.key } });
   vite = await createServer({
     configFile: path.join(ROOT, 'vite.config.ts'),
     root: ROOT,
@@ -100,6 +104,17 @@ describe('two browsers, one gallery', () => {
     console.log(`sync: B's removal gone from A after ${gone.toFixed(0)} ms`);
     const status = await a.call<SyncStatus>('status');
     expect(status).toMatchObject({ enabled: true, error: null, live: true });
+  });
+
+  it('a change the service could never store (a lone surrogate in a subject id) is dropped with a warning; the rest goes on', async () => {
+    const odd = 'odd-names';
+    const bad = await a.call<{ face_id: string }>('enroll', odd, 'lone-\ud800', OBAMA);
+    const fine = await a.call<{ face_id: string }>('enroll', odd, 'fine', OBAMA);
+    await until(async () => (await b.call<string[]>('templateIds', odd)).includes(fine.face_id), 10_000, 'B has the template after the unsendable one');
+    expect(await b.call<string[]>('templateIds', odd)).not.toContain(bad.face_id);
+    const status = await a.call<SyncStatus>('status');
+    expect(status.pending).toBe(0);
+    expect(status.warnings.some((w) => w.code === 'REJECTED' && w.message.includes('subject') && w.message.includes('surrogate'))).toBe(true);
   });
 
   it('B offline enrolls 20, back online → A has them; both end with the same template ids', async () => {
@@ -211,5 +226,44 @@ describe('end-to-end encrypted gallery', () => {
     await without.call('restart', { url: service.url, appId: APP.id, appKey: APP.key, passphrase });
     await until(async () => (await without.call<string[]>('templateIds', gallery)).includes(enrolled.face_id), 30_000, 'the held gallery caught up');
     expect((await without.call<SyncStatus>('syncNow')).error).toBeNull();
+  });
+});
+
+describe('the service goes away and comes back', () => {
+  let proc: ServiceProcess | undefined;
+  afterAll(async () => proc?.stop('SIGKILL'));
+
+  it('a killed service is reported offline within seconds; the browsers catch up within seconds of its return', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createNetServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    proc = await spawnService(databaseUrl, port);
+    const gallery = 'restarts';
+    // only this gallery: the sealed one of the tests above would hold them in PASSPHRASE_REQUIRED, never idle
+    const [a, b] = await Promise.all([client({ url: proc.url, galleries: [gallery] }), client({ url: proc.url, galleries: [gallery] })]);
+    await b.call('recognize', 'warm-up', OBAMA);
+    await a.call('enroll', 'warm-up', 'w', OBAMA);
+    for (const c of [a, b]) await until(async () => (await c.call<SyncStatus>('status')).live, 10_000, 'the event stream is open');
+
+    await proc.stop('SIGKILL');
+    const killedAt = performance.now();
+    const offline = (c: Client) =>
+      until(async () => {
+        const s = await c.call<SyncStatus>('status');
+        return s.state === 'offline' && s.error?.code === 'OFFLINE' && !s.live;
+      }, 10_000, 'offline reported');
+    const [offlineA, offlineB] = await Promise.all([offline(a), offline(b)]);
+    // an enroll made while it is down waits in A's outbox; the outage outlasts the retries' first doublings (old: 1, 2, 4, 8 s)
+    const enrolled = await a.call<{ face_id: string }>('enroll', gallery, 'obama', OBAMA);
+    await new Promise((r) => setTimeout(r, Math.max(0, 12_000 - (performance.now() - killedAt))));
+    expect((await b.call<SyncStatus>('status')).state).toBe('offline');
+
+    proc = await spawnService(databaseUrl, port);
+    const caughtUp = await until(async () => (await b.call<string[]>('templateIds', gallery)).includes(enrolled.face_id), 5000, "B has A's enroll");
+    await until(async () => (await a.call<SyncStatus>('status')).state === 'idle' && (await b.call<SyncStatus>('status')).live, 5000, 'idle and live again');
+    console.log(`sync: service killed → offline reported after ${offlineA.toFixed(0)} / ${offlineB.toFixed(0)} ms (A / B); back after 12 s → B had A's enroll ${caughtUp.toFixed(0)} ms after the service served again`);
   });
 });

@@ -200,7 +200,7 @@ describe('isolation and bad requests', () => {
       ['GET', '/v1/pull?limit=0', undefined, 400, 'BAD_REQUEST'],
       ['PUT', '/v1/galleries/x', { encryption: { scheme: 'rot13' } }, 400, 'BAD_REQUEST'],
       ['GET', '/v1/nothing', undefined, 404, 'NOT_FOUND'],
-      ['DELETE', '/v1/push', {}, 404, 'NOT_FOUND'],
+      ['DELETE', '/v1/push', {}, 405, 'METHOD_NOT_ALLOWED'],
     ];
     for (const [method, path, body, status, code] of cases) {
       const r = await call(one, method, path, A, body);
@@ -229,6 +229,28 @@ describe('limits and live nudges', () => {
       expect(statuses.slice(5)).toEqual([429, 429, 429]);
     } finally {
       await tight.close();
+    }
+  });
+
+  it('SYNC_GLOBAL_RATE_LIMIT counts an app\'s requests across processes, in PostgreSQL', async () => {
+    const db = await freshDatabase();
+    const env = { SYNC_GLOBAL_RATE_LIMIT: '5' };
+    const p1 = await startService(db, { apps: { [A.id]: A.key }, env });
+    const p2 = await startService(db, { env });
+    try {
+      // the window is PostgreSQL's minute: not across its end
+      const { rows } = await p1.pool.query<{ s: number }>('select extract(second from now())::float8 as s');
+      if (rows[0]!.s > 57) await new Promise((r) => setTimeout(r, (61 - rows[0]!.s) * 1000));
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await call(i % 2 ? p2 : p1, 'GET', '/v1/pull', A);
+        statuses.push(r.status);
+        if (r.status === 429) expect(errorCode(r.body)).toBe('RATE_LIMITED');
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    } finally {
+      await p1.close();
+      await p2.close();
     }
   });
 

@@ -3,6 +3,7 @@
 // before the restart. Its own cluster, since the shared one can't be restarted. A request that
 // fails at the socket (status 0) means the service process died: about 1 run in 4 did, when a new
 // connection's ReadyForQuery and PostgreSQL's FATAL shutdown message came in one read (db.ts).
+// Every 5xx is in the process's log with the request id its reply names.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,7 +76,11 @@ it('survives a PostgreSQL restart: 503 bodies meanwhile, then pushes and nudges 
   for (const status of statuses) expect([200, 503]).toContain(status);
   const during = await push('during');
   expect(during.status).toBe(503);
-  expect(await during.json()).toMatchObject({ error: { code: 'DATABASE_UNAVAILABLE' } });
+  // every 5xx is logged with the request id its reply carries (header and body)
+  const id = during.headers.get('x-request-id');
+  expect(id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(await during.json()).toMatchObject({ error: { code: 'DATABASE_UNAVAILABLE', request_id: id } });
+  await expect.poll(() => service.output().split('\n').find((line) => line.includes(id!)), { timeout: 2000 }).toMatch(/"level":50.*"status":503/);
   cluster.start();
   // the listening connection is back: the stream gets a catch-up nudge (seq 0: pull, something may have been missed)
   await readUntil(/"seq":0\b/, 15_000);

@@ -1,29 +1,8 @@
 // The Galleries screen's sync line: a "shared" badge and the last-synced time while the engine
-// syncs with a team's service (docs/sync.md); nothing at all without sync. The demo turns sync
-// on from the page's URL once (?sync_url=…&sync_app_id=…&sync_app_key=…[&sync_passphrase=…]),
-// remembered in localStorage; ?sync=off forgets it.
+// syncs with a team's service (docs/sync.md); nothing at all without sync. The settings come
+// from the "Team sync" form (sync-form.ts, kept by sync-settings.ts).
 import type { Engine } from '../../engine/engine.ts';
-import type { SyncOptionsInput, SyncStatus } from '../../sync/index.ts';
-
-const KEY = 'kairos-in-browser:demo-sync';
-
-export function demoSyncOptions(search = location.search): SyncOptionsInput | undefined {
-  const q = new URLSearchParams(search);
-  try {
-    if (q.get('sync') === 'off') localStorage.removeItem(KEY);
-    const url = q.get('sync_url');
-    const appId = q.get('sync_app_id');
-    const appKey = q.get('sync_app_key');
-    if (url && appId && appKey) {
-      const passphrase = q.get('sync_passphrase');
-      localStorage.setItem(KEY, JSON.stringify({ url, appId, appKey, ...(passphrase ? { passphrase } : {}) }));
-    }
-    const saved = localStorage.getItem(KEY);
-    return saved ? (JSON.parse(saved) as SyncOptionsInput) : undefined;
-  } catch {
-    return undefined; // no storage (private mode): no sync
-  }
-}
+import type { SyncStatus } from '../../sync/index.ts';
 
 /** HH:MM:SS by hand: toLocaleTimeString's first call loads locale data (~150 ms, docs/demo.md) */
 function clock(at: number): string {

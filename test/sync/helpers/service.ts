@@ -58,6 +58,8 @@ export async function startService(databaseUrl: string, options: { apps?: Record
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
+  /** everything it printed so far (its log) */
+  output(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function spawnService(databaseUrl: string, port: number, env: Recor
   return {
     url: `http://127.0.0.1:${port}`,
     child,
+    output: () => output,
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
