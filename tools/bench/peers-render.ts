@@ -88,6 +88,7 @@ const cells = (times: Record<Peer, number>, format: (v: number) => string) => {
   return `${PEERS.map((p) => format(times[p])).join(' | ')} | **${x(r.vsHuman)}** | ${x(r.vsFaceapi)}`;
 };
 const configOf = (id: ConfigId) => CONFIGS.find((c) => c.id === id)!;
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The faces a peer found on a photo: the one count when every call agreed, else "a–b". */
 function facesFound(faces: Samples, peer: Peer, id: string): { text: string; value: number } {
@@ -161,7 +162,8 @@ export function renderRun(m: PeersRun): string {
       '. Ratios are comparable within a configuration (the three libraries alternate call by call, so they share the machine\'s load); absolute times of different configurations were measured minutes apart.',
     '- Every call starts from the same encoded file (a Blob of its bytes) and is timed until the library\'s answer, decoding included: human `createImageBitmap(file)` then `human.detect(bitmap)`; ' +
       'face-api `createImageBitmap(file)`, drawn into a canvas (it takes no ImageBitmap), then its detect chain; this engine `engine.detect({ image: file, selector: \'LIVENESS\' })` (it decodes in its worker). ' +
-      '*Without decode*: each call less its own decode — human\'s createImageBitmap, face-api\'s createImageBitmap and canvas draw, the engine\'s worker decode stage (its diagnostics).',
+      '*Without decode*: each call less its own decode — human\'s createImageBitmap, face-api\'s createImageBitmap and canvas draw, the engine\'s worker decode stage (its diagnostics). ' +
+      'A browser may leave part of a decode to the first read of the bitmap\'s pixels (inside human\'s detect), so human\'s time without decode can still hold some of it.',
     `- human ${v['@vladmandic/human']}: tfjs wasm (@tensorflow/tfjs-backend-wasm ${v['@tensorflow/tfjs-backend-wasm']}), face detector (blazeface, maxDetected 100), mesh, iris, description, emotion, antispoof, liveness; ` +
       'result caching and its image filter off. face-api ' +
       `${v['@vladmandic/face-api']}: the same tfjs wasm files, \`detectAllFaces(canvas, new SsdMobilenetv1Options()).withFaceLandmarks().withFaceExpressions().withAgeAndGender().withFaceDescriptors()\`. ` +
@@ -213,13 +215,13 @@ function renderConfig(m: PeersRun, c: ConfigRun, times: ConfigTimes, bare: Confi
     '',
     `| work | ${PEERS.map((p) => PEER_LABELS[p]).join(' | ')} | engine / human | engine / face-api |`,
     '|---|--:|--:|--:|--:|--:|',
-    `| one face 640×480, median of ${c.warm.calls.filter((k) => k.peer === 'engine' && k.id === SINGLE_ID).length} calls | ${cells(times.warm.single, msOrS)} |`,
+    `| one face 640×480, median of ${count(c.warm.calls.filter((k) => k.peer === 'engine' && k.id === SINGLE_ID).length, 'call')} | ${cells(times.warm.single, msOrS)} |`,
   ];
   if (times.warm.groups) lines.push(`| the ${times.warm.groups.images} photos of groups/, sum | ${cells(times.warm.groups.sums, msOrS)} |`);
   for (const b of times.warm.bands) {
     if (!b.images) continue;
     const upscaled = m.images.filter((i) => i.band === b.band && i.set === 'upscaled').length;
-    lines.push(`| ${b.label}: ${b.images} photos${upscaled ? ` (${upscaled} upscaled)` : ''}, ${b.megapixels.toFixed(1)} MP, sum | ${cells(b.sums, msOrS)} |`);
+    lines.push(`| ${b.label}: ${count(b.images, 'photo')}${upscaled ? ` (${upscaled} upscaled)` : ''}, ${b.megapixels.toFixed(1)} MP, sum | ${cells(b.sums, msOrS)} |`);
   }
   lines.push(`| without decode: one face 640×480 | ${cells(bare.warm.single, msOrS)} |`);
   for (const b of bare.warm.bands) if (b.images) lines.push(`| without decode: ${b.label}, sum | ${cells(b.sums, msOrS)} |`);

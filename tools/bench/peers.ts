@@ -23,7 +23,7 @@
 //                           or its source modules one by one through vite's dev server
 //   --tfjs-native-threads   let tfjs-backend-wasm keep its own cap of hardwareConcurrency / 2 threads
 //   --wait-idle S (0)       before the warm passes and each cold start, wait up to S s for other processes to settle
-//   --only TEXT             only data photos whose path contains TEXT (no doc write)
+//   --only TEXT             only photos whose path or upscaled id contains TEXT (no doc write)
 //   --console (page logs)  --json FILE (raw results, saved as they come)  --no-write (stdout only)
 //   --from FILE             no measuring: render what a --json run saved
 //   --help
@@ -51,11 +51,14 @@ function packageVersion(name: string): string {
 function runImages(o: RunOptions): { images: BenchImage[]; largest: BenchImage } {
   const manifest = ManifestSchema.parse(JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')));
   const all = benchImages(manifest);
-  const data = o.quick ? quickImages(all, 1) : all.filter((i) => !o.only || i.path.includes(o.only));
-  if (!data.length) throw new Error(`no bench images${o.only ? ` contain "${o.only}"` : ''}`);
-  const sources = o.quick ? upscaleSources(all, 1).slice(0, 1) : o.only ? [] : upscaleSources(all, o.upscale);
+  const images = o.quick
+    ? [...quickImages(all, 1), ...upscaledImages(upscaleSources(all, 1).slice(0, 1))]
+    : [...all, ...upscaledImages(upscaleSources(all, o.upscale))].filter((i) => !o.only || i.path.includes(o.only));
+  const data = images.filter((i) => i.set !== 'upscaled');
+  if (!data.length) throw new Error(`no data photos${o.only ? ` contain "${o.only}"` : ''}`);
+  // the cold starts' large first photo: a data photo (an upscaled one would be made during the cold start)
   const largest = data.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
-  return { images: [...data, ...upscaledImages(sources)], largest };
+  return { images, largest };
 }
 
 async function measure(o: RunOptions, configIds: readonly ConfigId[], json: string | undefined): Promise<PeersRun> {

@@ -3,7 +3,7 @@
 // made in the page: bands ≤ 1, 1–3, 3–8, > 8 MP): the worker's stage times (decode, detect,
 // mesh, demographics, liveness) summed over each band, medians of N passes.
 // For A/B work on one stage; the side-by-side numbers are bench:peers'.
-//   --passes N (3)  --only TEXT (data photos whose path contains TEXT; no upscaled set)
+//   --passes N (3)  --only TEXT (photos whose path or upscaled id contains TEXT)
 //   --threads 1|2 (2): ORT's WASM threads (the page is cross-origin isolated either way)
 //   --upscale N (3): upscaled sources per set, as bench:peers (0: none)  --per-photo
 //   --ab JSON: A/B of detection settings in one page — A the shipped ones, B these overrides
@@ -32,8 +32,8 @@ const DATA = resolve(projectRoot, '../shared/data');
 const manifest = ManifestSchema.parse(JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')));
 if (!['1', '2'].includes(values.threads)) throw new Error('--threads must be 1 or 2');
 const all = benchImages(manifest);
-const data = all.filter((i) => !values.only || i.path.includes(values.only));
-const images = [...data, ...(values.only ? [] : upscaledImages(upscaleSources(all, Number(values.upscale))))];
+const images = [...all, ...upscaledImages(upscaleSources(all, Number(values.upscale)))].filter((i) => !values.only || i.path.includes(values.only));
+const data = images.filter((i) => i.set !== 'upscaled');
 const STAGES = ['decode', 'detect', 'mesh', 'demographics', 'liveness', 'total'] as const;
 
 await withBrowserSession({ callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
