@@ -1,6 +1,8 @@
 // The side-by-side bench's arithmetic (pure and dependency-free: the pages import it too, and
-// what they import counts in the bytes each library fetches): size bands, per-image medians,
-// band sums, ratios, call order, kinds of fetched bytes. The photo list: peers-manifest.ts.
+// what they import counts in the bytes each library fetches): size bands, the upscaled
+// speed-only photos' ids and sizes, the two configurations, per-image medians, band sums,
+// ratios, call order, kinds of fetched bytes. The photo list: peers-manifest.ts; the ratio
+// tables: peers-summary.ts.
 import { median } from './stats.ts';
 
 /** the three libraries, in the order of the report's columns */
@@ -49,7 +51,7 @@ export function parseUpscaledId(id: string): { source: string; megapixels: Upsca
   return UPSCALE_MEGAPIXELS.includes(megapixels) ? { source: match[2]!, megapixels } : undefined;
 }
 
-/** `width`×`height` scaled to at most `megapixels` (and within 0.1% of it), aspect kept: whole pixels, never past the band limit. */
+/** `width`×`height` scaled to just under `megapixels`, aspect kept: whole pixels, never past the band limit. */
 export function upscaledSize(width: number, height: number, megapixels: number): { width: number; height: number } {
   if (!(width > 0 && height > 0 && megapixels > 0)) throw new Error(`cannot scale ${width}×${height} to ${megapixels} MP`);
   const scale = Math.sqrt((megapixels * 1e6) / (width * height));
