@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { defineConfig, defaultClientConditions } from 'vite';
 import { crossOriginIsolationHeaders } from './tools/browser-env.ts';
 import { inlineCss } from './tools/vite-inline-css.ts';
@@ -5,13 +6,23 @@ import { modelTypes } from './tools/vite-model-types.ts';
 import { offlineSupport } from './tools/vite-offline.ts';
 import { ortAssets } from './tools/vite-ort-assets.ts';
 
+function sharedRealPath(): string[] {
+  try {
+    return [realpathSync(new URL('../shared', import.meta.url))];
+  } catch {
+    return []; // no test data next to this checkout
+  }
+}
+
 export default defineConfig({
   // offlineSupport: /sw.js and its precache manifest of the build (docs/offline.md)
   // modelTypes: .onnx as octet-stream, so vite preview does not gzip models on the fly
   // inlineCss: the stylesheet inside index.html, so the first paint needs the HTML alone
   plugins: [ortAssets(), modelTypes(), inlineCss(), offlineSupport()],
   // Both servers send COOP/COEP so the page is cross-origin isolated (threads for ORT).
-  server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared'] } },
+  // ../shared's real path too: in a git worktree ../shared may be a symlink, and vite checks a
+  // file's real path against this list
+  server: { headers: crossOriginIsolationHeaders, fs: { allow: ['.', '../shared', ...sharedRealPath()] } },
   preview: { headers: crossOriginIsolationHeaders },
   resolve: {
     // ORT's "extern wasm" builds load their glue from ort.env.wasm.wasmPaths (our /ort/)

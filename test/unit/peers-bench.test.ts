@@ -1,12 +1,18 @@
-// The side-by-side bench's arithmetic and photo list (tools/bench/peers-data.ts, peers-manifest.ts): size bands, the photo set
-// from the real manifest, per-photo medians, band sums, ratios, call order and byte kinds.
+// The side-by-side bench's arithmetic and photo list (tools/bench/peers-data.ts, peers-manifest.ts,
+// peers-summary.ts): size bands, the photo set from the real manifest, the upscaled speed-only set,
+// the quick subset, per-photo medians, band sums, ratios and the ratio tables of both
+// configurations, call order and byte kinds.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   PEERS,
+  BANDS,
   bandOf,
   bandTotals,
+  parseUpscaledId,
+  upscaledId,
+  upscaledSize,
   bytesByKind,
   engineRatios,
   fetchKind,
@@ -18,7 +24,9 @@ import {
   type BenchImage,
   type Samples,
 } from '../../tools/bench/peers-data.ts';
-import { ManifestSchema, benchImages } from '../../tools/bench/peers-manifest.ts';
+import { ManifestSchema, benchImages, quickImages, upscaleSources, upscaledImages } from '../../tools/bench/peers-manifest.ts';
+import { callMs, ratioColumns, ratioRows, renderRatioTable, warmTimes, type ConfigTimes } from '../../tools/bench/peers-summary.ts';
+import type { Call } from '../../tools/bench/pages/peers.ts';
 
 const manifestPath = fileURLToPath(new URL('../../../shared/data/manifest.json', import.meta.url));
 
@@ -27,8 +35,16 @@ describe('size bands', () => {
     expect(bandOf(1000, 1000)).toBe('upTo1');
     expect(bandOf(1001, 1000)).toBe('from1to3');
     expect(bandOf(1500, 2000)).toBe('from1to3');
-    expect(bandOf(1500, 2001)).toBe('over3');
+    expect(bandOf(1500, 2001)).toBe('from3to8');
+    expect(bandOf(4000, 2000)).toBe('from3to8');
+    expect(bandOf(4000, 2001)).toBe('over8');
     expect(bandOf(150, 150)).toBe('upTo1');
+  });
+
+  it('covers phone photos: 12 MP and 48 MP land in the top band', () => {
+    expect(BANDS.map((b) => b.label)).toEqual(['≤ 1 MP', '1–3 MP', '3–8 MP', '> 8 MP']);
+    expect(bandOf(4000, 3000)).toBe('over8');
+    expect(bandOf(8000, 6000)).toBe('over8');
   });
 
   it('rejects an image without a size', () => {
@@ -50,7 +66,32 @@ describe('bench photos from the manifest', () => {
   it('gives each image the band of its manifest size', () => {
     for (const i of images) expect(i.band).toBe(bandOf(i.width, i.height));
     const obama3 = images.find((i) => i.path === 'faces/obama/obama3.jpg')!;
-    expect(obama3.band).toBe('over3'); // 1434×2333
+    expect(obama3.band).toBe('from3to8'); // 1434×2333
+  });
+
+  it('upscales the largest group photos and one face per person, to 8 MP (3–8 band) and 12 MP (> 8)', () => {
+    const sources = upscaleSources(images, 3);
+    expect(sources.map((s) => s.set)).toEqual(['groups', 'groups', 'groups', 'faces', 'faces', 'faces']);
+    const people = sources.filter((s) => s.set === 'faces').map((s) => s.path.split('/')[1]);
+    expect(new Set(people).size).toBe(3);
+    expect(sources[0]!.path).toBe('groups/group-5.jpg'); // the largest group photo (1920×1635)
+    expect(sources.find((s) => s.set === 'faces')!.path).toBe('faces/obama/obama3.jpg');
+    const upscaled = upscaledImages(sources);
+    expect(upscaled).toHaveLength(12);
+    expect(upscaled.filter((i) => i.band === 'from3to8')).toHaveLength(6);
+    expect(upscaled.filter((i) => i.band === 'over8')).toHaveLength(6);
+    for (const i of upscaled) {
+      expect(i.set).toBe('upscaled');
+      expect(i.expectedFaces).toBeNull(); // counted, not judged
+      expect(parseUpscaledId(i.path)?.source).toBe(sources.find((s) => i.path.endsWith(s.path))!.path);
+    }
+  });
+
+  it('takes one photo per band for a quick run, groups first', () => {
+    const quick = quickImages(images, 1);
+    expect(quick.map((i) => i.band).sort()).toEqual(['from1to3', 'from3to8', 'upTo1']); // no data photo above 8 MP
+    expect(quick.every((i) => i.set === 'groups')).toBe(true);
+    expect(quickImages(images, 2).filter((i) => i.band === 'upTo1').map((i) => i.set).sort()).toEqual(['faces', 'groups']);
   });
 
   it('skips files that are not images and other folders', () => {
@@ -63,6 +104,28 @@ describe('bench photos from the manifest', () => {
       ],
     });
     expect(picked.map((i) => i.path)).toEqual(['faces/a/a.jpg']);
+  });
+});
+
+describe('upscaled ids and sizes', () => {
+  it('round-trips an id and rejects other ids and sizes', () => {
+    expect(upscaledId('groups/a b.jpg', 12)).toBe('upscaled/12mp/groups/a b.jpg');
+    expect(parseUpscaledId('upscaled/8mp/faces/x/y.jpg')).toEqual({ source: 'faces/x/y.jpg', megapixels: 8 });
+    expect(parseUpscaledId('groups/a.jpg')).toBeUndefined();
+    expect(parseUpscaledId('upscaled/9mp/groups/a.jpg')).toBeUndefined();
+    expect(parseUpscaledId('single')).toBeUndefined();
+  });
+
+  it('keeps the aspect and stays within the band limit, close under it', () => {
+    for (const [w, h] of [[1920, 1635], [1434, 2333], [640, 480], [1000, 1000], [333, 777]] as const) {
+      for (const mp of [8, 12]) {
+        const s = upscaledSize(w, h, mp);
+        expect(s.width * s.height).toBeLessThanOrEqual(mp * 1e6);
+        expect(s.width * s.height).toBeGreaterThan(mp * 1e6 * 0.995);
+        expect(Math.abs(s.width / s.height - w / h)).toBeLessThan(0.01);
+      }
+    }
+    expect(() => upscaledSize(0, 10, 8)).toThrow();
   });
 });
 
@@ -94,11 +157,12 @@ describe('medians, sums and ratios', () => {
     expect(bands.map((b) => [b.band, b.images])).toEqual([
       ['upTo1', 1],
       ['from1to3', 1],
-      ['over3', 0],
+      ['from3to8', 0],
+      ['over8', 0],
     ]);
     expect(bands[1]!.sums).toEqual({ human: 200, faceapi: 50, engine: 500 });
     expect(bands[1]!.megapixels).toBeCloseTo(2);
-    expect(bands[2]!.sums.engine).toBe(0);
+    expect(bands[3]!.sums.engine).toBe(0);
   });
 
   it('gives engine / human and engine / face-api, NaN without a positive divisor', () => {
@@ -106,6 +170,70 @@ describe('medians, sums and ratios', () => {
     expect(ratio(1, 0)).toBeNaN();
     expect(ratio(undefined, 2)).toBeNaN();
     expect(ratio(3, Number.NaN)).toBeNaN();
+  });
+});
+
+describe('ratio tables of both configurations', () => {
+  const imgs: BenchImage[] = [
+    { path: 'groups/g.jpg', set: 'groups', width: 1000, height: 800, band: 'upTo1', expectedFaces: 3 },
+    { path: 'upscaled/12mp/groups/g.jpg', set: 'upscaled', width: 4000, height: 3000, band: 'over8', expectedFaces: null },
+  ];
+  /** calls of one pass: per peer and photo ms and decodeMs */
+  const calls = (t: Record<string, Record<string, [number, number]>>): Call[] =>
+    Object.entries(t).flatMap(([peer, byId]) => Object.entries(byId).map(([id, [ms, decodeMs]]) => ({ peer: peer as Call['peer'], id, ms, decodeMs, faces: 1 })));
+  const isolated = calls({
+    human: { single: [100, 10], 'groups/g.jpg': [400, 20], 'upscaled/12mp/groups/g.jpg': [2000, 200] },
+    faceapi: { single: [200, 10], 'groups/g.jpg': [800, 20], 'upscaled/12mp/groups/g.jpg': [1000, 200] },
+    engine: { single: [50, 5], 'groups/g.jpg': [200, 20], 'upscaled/12mp/groups/g.jpg': [1500, 100] },
+  });
+  const plain = calls({
+    human: { single: [100, 10], 'groups/g.jpg': [400, 20], 'upscaled/12mp/groups/g.jpg': [2000, 200] },
+    faceapi: { single: [100, 10], 'groups/g.jpg': [400, 20], 'upscaled/12mp/groups/g.jpg': [2000, 200] },
+    engine: { single: [100, 10], 'groups/g.jpg': [600, 20], 'upscaled/12mp/groups/g.jpg': [3000, Number.NaN] },
+  });
+  const configs: ConfigTimes[] = [
+    { label: 'COOP/COEP, 2 threads', warm: warmTimes(imgs, isolated, 'withDecode'), cold: { small: { human: 2000, faceapi: 4000, engine: 1000 }, large: { human: 3000, faceapi: 3000, engine: 3000 } } },
+    { label: 'no COOP/COEP, 1 thread', warm: warmTimes(imgs, plain, 'withDecode') },
+  ];
+
+  it('takes a call with or without its decode, NaN when the decode was not measured', () => {
+    const c = { peer: 'engine', id: 'a', ms: 100, decodeMs: 30, faces: 1 } as const;
+    expect(callMs(c, 'withDecode')).toBe(100);
+    expect(callMs(c, 'withoutDecode')).toBe(70);
+    expect(callMs({ ...c, decodeMs: Number.NaN }, 'withoutDecode')).toBeNaN();
+  });
+
+  it('has a column for the single face, the groups, each non-empty band and the cold starts', () => {
+    expect(ratioColumns(configs).map((c) => c.heading)).toEqual(['single 640×480', '1 groups', '≤ 1 MP (1)', '> 8 MP (1)', 'cold start, small photo', 'cold start, large photo']);
+  });
+
+  it('gives engine / human and engine / face-api per configuration, NaN where a configuration has no cold start', () => {
+    const rows = ratioRows(configs);
+    expect(rows.map((r) => `${r.label} ${r.versus}`)).toEqual([
+      'COOP/COEP, 2 threads human',
+      'COOP/COEP, 2 threads face-api',
+      'no COOP/COEP, 1 thread human',
+      'no COOP/COEP, 1 thread face-api',
+    ]);
+    expect(rows[0]!.ratios).toEqual([0.5, 0.5, 0.5, 0.75, 0.5, 1]);
+    expect(rows[1]!.ratios).toEqual([0.25, 0.25, 0.25, 1.5, 0.25, 1]);
+    expect(rows[2]!.ratios.slice(0, 4)).toEqual([1, 1.5, 1.5, 1.5]);
+    expect(rows[2]!.ratios.slice(4).every(Number.isNaN)).toBe(true);
+  });
+
+  it('takes each library\'s decode out for the table without decode', () => {
+    const bare = warmTimes(imgs, isolated, 'withoutDecode');
+    expect(bare.single).toEqual({ human: 90, faceapi: 190, engine: 45 });
+    expect(bare.bands[3]!.sums).toEqual({ human: 1800, faceapi: 800, engine: 1400 });
+    expect(warmTimes(imgs, plain, 'withoutDecode').bands[3]!.sums.engine).toBeNaN();
+  });
+
+  it('renders one row per configuration and library, engine / human in bold, n/a for the unmeasured', () => {
+    const table = renderRatioTable(configs);
+    expect(table).toHaveLength(2 + 4);
+    expect(table[0]).toBe('| | single 640×480 | 1 groups | ≤ 1 MP (1) | > 8 MP (1) | cold start, small photo | cold start, large photo |');
+    expect(table[2]).toBe('| COOP/COEP, 2 threads: engine / human | **0.50** | **0.50** | **0.50** | **0.75** | **0.50** | **1.00** |');
+    expect(table[4]).toBe('| no COOP/COEP, 1 thread: engine / human | **1.00** | **1.50** | **1.50** | **1.50** | **n/a** | **n/a** |');
   });
 });
 

@@ -1,6 +1,8 @@
 // The side-by-side bench's arithmetic (pure and dependency-free: the pages import it too, and
-// what they import counts in the bytes each library fetches): size bands, per-image medians,
-// band sums, ratios, call order, kinds of fetched bytes. The photo list: peers-manifest.ts.
+// what they import counts in the bytes each library fetches): size bands, the upscaled
+// speed-only photos' ids and sizes, the two configurations, per-image medians, band sums,
+// ratios, call order, kinds of fetched bytes. The photo list: peers-manifest.ts; the ratio
+// tables: peers-summary.ts.
 import { median } from './stats.ts';
 
 /** the three libraries, in the order of the report's columns */
@@ -8,11 +10,18 @@ export const PEERS = ['human', 'faceapi', 'engine'] as const;
 export type Peer = (typeof PEERS)[number];
 export const PEER_LABELS: Record<Peer, string> = { human: 'human', faceapi: 'face-api', engine: 'this engine' };
 
-/** image-size bands by pixel count (1 MP = 10⁶ pixels); an image on a limit belongs to the lower band */
+/** the id of the single-face 640×480 photo made in the page (every other id is a data path or an upscaled id) */
+export const SINGLE_ID = 'single';
+
+/**
+ * image-size bands by pixel count (1 MP = 10⁶ pixels), phone photos' sizes included (3–12 MP);
+ * an image on a limit belongs to the lower band
+ */
 export const BANDS = [
   { id: 'upTo1', label: '≤ 1 MP', maxPixels: 1_000_000 },
   { id: 'from1to3', label: '1–3 MP', maxPixels: 3_000_000 },
-  { id: 'over3', label: '> 3 MP', maxPixels: Number.POSITIVE_INFINITY },
+  { id: 'from3to8', label: '3–8 MP', maxPixels: 8_000_000 },
+  { id: 'over8', label: '> 8 MP', maxPixels: Number.POSITIVE_INFINITY },
 ] as const;
 export type BandId = (typeof BANDS)[number]['id'];
 
@@ -21,17 +30,53 @@ export function bandOf(width: number, height: number): BandId {
   return BANDS.find((b) => width * height <= b.maxPixels)!.id;
 }
 
+/**
+ * The speed-only set: shared photos upscaled in the bench page to these sizes (JPEG, UPSCALE_QUALITY),
+ * because ../shared/data has two photos above 3 MP and none above 8. Their faces are counted, not judged
+ * (an upscaled photo has no count of its own).
+ */
+export const UPSCALE_MEGAPIXELS = [8, 12] as const;
+export type UpscaleMegapixels = (typeof UPSCALE_MEGAPIXELS)[number];
+export const UPSCALE_QUALITY = 0.9;
+const UPSCALED_PREFIX = 'upscaled/';
+
+/** the id of `source` (a data path) upscaled to `megapixels`: "upscaled/12mp/groups/x.jpg" */
+export const upscaledId = (source: string, megapixels: UpscaleMegapixels): string => `${UPSCALED_PREFIX}${megapixels}mp/${source}`;
+
+/** An upscaled id's source and size; undefined for any other id. */
+export function parseUpscaledId(id: string): { source: string; megapixels: UpscaleMegapixels } | undefined {
+  const match = /^upscaled\/(\d+)mp\/(.+)$/.exec(id);
+  if (!match) return undefined;
+  const megapixels = Number(match[1]) as UpscaleMegapixels;
+  return UPSCALE_MEGAPIXELS.includes(megapixels) ? { source: match[2]!, megapixels } : undefined;
+}
+
+/** `width`×`height` scaled to just under `megapixels`, aspect kept: whole pixels, never past the band limit. */
+export function upscaledSize(width: number, height: number, megapixels: number): { width: number; height: number } {
+  if (!(width > 0 && height > 0 && megapixels > 0)) throw new Error(`cannot scale ${width}×${height} to ${megapixels} MP`);
+  const scale = Math.sqrt((megapixels * 1e6) / (width * height));
+  return { width: Math.floor(width * scale), height: Math.floor(height * scale) };
+}
+
 export interface BenchImage {
-  /** path inside ../shared/data, e.g. "groups/bbt1.jpg" */
+  /** path inside ../shared/data, e.g. "groups/bbt1.jpg", or an upscaled id (upscaledId) */
   path: string;
-  set: 'faces' | 'groups';
+  set: 'faces' | 'groups' | 'upscaled';
   width: number;
   height: number;
   band: BandId;
-  /** the manifest's face_count (helper's visual count; some group counts are approximate) */
+  /** the manifest's face_count (helper's visual count; some group counts are approximate); null where not judged (upscaled) */
   expectedFaces: number | null;
   notes?: string;
 }
+
+/** The two configurations every run measures: a page with COOP/COEP (2 WASM threads) and one without (1 thread for every library). */
+export const CONFIGS = [
+  { id: 'isolated', label: 'COOP/COEP, 2 threads', isolation: true, threads: 2 },
+  { id: 'plain', label: 'no COOP/COEP, 1 thread', isolation: false, threads: 1 },
+] as const;
+export type ConfigId = (typeof CONFIGS)[number]['id'];
+export type Config = (typeof CONFIGS)[number];
 
 /** a / b, NaN when either is missing or b is not positive (rendered as "n/a") */
 export function ratio(a: number | undefined, b: number | undefined): number {

@@ -1,8 +1,11 @@
 // `npm run bench:stages`: where the engine's warm /detect time goes, per size band of the
-// bench:peers photo set (../shared/data faces/ and groups/): the worker's stage times
-// (decode, detect, mesh, demographics, liveness) summed over each band, medians of N passes.
+// bench:peers photo set (../shared/data faces/ and groups/, and the speed-only upscaled photos
+// made in the page: bands ≤ 1, 1–3, 3–8, > 8 MP): the worker's stage times (decode, detect,
+// mesh, demographics, liveness) summed over each band, medians of N passes.
 // For A/B work on one stage; the side-by-side numbers are bench:peers'.
-//   --passes N (3)  --only TEXT (photos whose path contains TEXT)  --threads N (2)  --per-photo
+//   --passes N (3)  --only TEXT (photos whose path or upscaled id contains TEXT)
+//   --threads 1|2 (2): ORT's WASM threads (the page is cross-origin isolated either way)
+//   --upscale N (3): upscaled sources per set, as bench:peers (0: none)  --per-photo
 //   --ab JSON: A/B of detection settings in one page — A the shipped ones, B these overrides
 //   (e.g. '{"edges":{"pad":0,"fill":"black","wholeAsPass":false}}'), photo by photo alternately,
 //   through the worker's pipeline as /detect LIVENESS runs it; both sides' bands and B/A
@@ -14,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { projectRoot, withBrowserSession } from '../harness/browser-session.ts';
 import type { StagedCall } from './pages/stages.ts';
 import { BANDS } from './peers-data.ts';
-import { ManifestSchema, benchImages } from './peers-manifest.ts';
+import { ManifestSchema, benchImages, upscaleSources, upscaledImages } from './peers-manifest.ts';
 import { median } from './stats.ts';
 
 const { values } = parseArgs({
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     passes: { type: 'string', default: '3' },
     only: { type: 'string' },
     threads: { type: 'string', default: '2' },
+    upscale: { type: 'string', default: '3' },
     'per-photo': { type: 'boolean', default: false },
     ab: { type: 'string' },
     'env-ab': { type: 'string' },
@@ -29,16 +33,21 @@ const { values } = parseArgs({
 });
 const DATA = resolve(projectRoot, '../shared/data');
 const manifest = ManifestSchema.parse(JSON.parse(readFileSync(resolve(DATA, 'manifest.json'), 'utf8')));
-const images = benchImages(manifest).filter((i) => !values.only || i.path.includes(values.only));
+if (!['1', '2'].includes(values.threads)) throw new Error('--threads must be 1 or 2');
+const all = benchImages(manifest);
+const images = [...all, ...upscaledImages(upscaleSources(all, Number(values.upscale)))].filter((i) => !values.only || i.path.includes(values.only));
+const data = images.filter((i) => i.set !== 'upscaled');
 const STAGES = ['decode', 'detect', 'mesh', 'demographics', 'liveness', 'total'] as const;
 
 await withBrowserSession({ callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
   const envB = values['env-ab'] ? `&envB=${encodeURIComponent(values['env-ab'])}` : '';
   await session.open(`/tools/bench/pages/stages.html?threads=${values.threads}${envB}`);
-  for (let i = 0; i < images.length; i += 10) {
-    const chunk = images.slice(i, i + 10).map((img) => ({ id: img.path, bytes: [...readFileSync(resolve(DATA, img.path))], type: img.path.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
+  for (let i = 0; i < data.length; i += 10) {
+    const chunk = data.slice(i, i + 10).map((img) => ({ id: img.path, bytes: [...readFileSync(resolve(DATA, img.path))], type: img.path.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
     await session.call('load', chunk);
   }
+  // the upscaled photos are made in the page, as bench:peers makes them
+  for (const img of images.filter((i) => i.set === 'upscaled')) await session.call('make', img.path);
   const ids = images.map((i) => i.path);
   if (values.ab || values['env-ab']) {
     const b = values.ab ? (JSON.parse(values.ab) as Record<string, unknown>) : undefined;

