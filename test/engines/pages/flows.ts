@@ -47,6 +47,9 @@ async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; answer: T 
 
 const detect = (name: string) => timed(() => need().detect({ image: file(name) }));
 
+/** model runs answered by the vision worker and by its model peer so far */
+const modelRuns = () => need().diagnostics.modelRuns();
+
 /** /detect with the engine's per-stage timings (diagnostics.onTimings): where a browser's time goes. */
 async function detectStages(name: string) {
   const e = need();
@@ -343,4 +346,4 @@ function stop() {
   engine = undefined;
 }
 
-expose({ putFile, start, detect, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, decodedInputs, decodedExif, stop });
+expose({ putFile, start, detect, modelRuns, detectStages, enroll, verify, recognize, galleries, storedPhoto, removeSubject, removeGallery, view, listAll, exportImport, playable, media, watchClip, shims, enrollWithFailingStore, decodedInputs, decodedExif, stop });
