@@ -118,7 +118,7 @@ export class ModelRegistry {
   async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
     this.warmed.add(id);
-    const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
+    const results = await this.backend.run(session, { [entry.input.name]: this.backend.tensor(input, dims) });
     const out: Record<string, NamedOutput> = {};
     for (const [name, tensor] of Object.entries(results)) {
       out[name] = { data: tensor.data as Float32Array, dims: [...tensor.dims] };
@@ -157,7 +157,7 @@ export class ModelRegistry {
       if (!this.warmed.has(id)) continue;
       this.codeCacheWarmUps.delete(id);
       try {
-        for (let i = 0; i < CODE_CACHE_SESSIONS; i++) await (await this.backend.createSession(model, 'all')).release();
+        for (let i = 0; i < CODE_CACHE_SESSIONS; i++) await this.backend.release(await this.backend.createSession(model, 'all'));
       } catch {
         // nothing depends on it
       }

@@ -54,8 +54,8 @@ const sessionOptions = (providers: string[], level: SessionOptimization) =>
 
 export class OrtBackend {
   private started: Promise<void> | undefined;
-  /** the latest session creation (settled or not): the next one waits for it */
-  private lastCreation: Promise<unknown> = Promise.resolve();
+  /** the latest queued call into ORT (settled or not): the next one waits for it (`inTurn`) */
+  private lastCall: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ort: Ort,
@@ -108,7 +108,7 @@ export class OrtBackend {
    */
   start(): Promise<void> {
     this.started ??= this.createSession(runtimeStartModel(), 'disabled').then(
-      (session) => void session.release(),
+      (session) => this.release(session),
       () => undefined,
     );
     return this.started;
@@ -119,12 +119,35 @@ export class OrtBackend {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const created = this.lastCreation.then(() => this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))));
-    this.lastCreation = created.catch(() => undefined);
-    const session = await created;
+    const session = await this.inTurn(() => this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))));
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
     return session;
+  }
+
+  /** @internal Runs a session; on WebGPU in turn with every other call into ORT (see `inTurn`). */
+  run(session: InferenceSession, feeds: InferenceSession.FeedsType): Promise<InferenceSession.ReturnType> {
+    return this.details.backend === 'webgpu' ? this.inTurn(() => session.run(feeds)) : session.run(feeds);
+  }
+
+  /** @internal Releases a session; on WebGPU in turn with every other call into ORT. */
+  release(session: InferenceSession): Promise<void> {
+    return this.details.backend === 'webgpu' ? this.inTurn(() => session.release()) : session.release();
+  }
+
+  /**
+   * Runs `call` once the previous queued call into ORT has settled. Session creations always
+   * queue. On WebGPU runs and releases queue too: its ORT build is the asyncify one, whose calls
+   * unwind WASM's stack while they wait for the GPU, and a second call entering ORT meanwhile
+   * (a session created while another runs) corrupts the suspended one. Measured on the software
+   * adapter: a /detect whose detector run overlapped the creation of the next models never
+   * answered, with and without COOP/COEP (issue 36 also saw "RuntimeError: operation does not
+   * support unaligned accesses" from that build); queued, the same /detect answered in 59 s.
+   */
+  private inTurn<T>(call: () => Promise<T>): Promise<T> {
+    const turn = this.lastCall.then(call);
+    this.lastCall = turn.catch(() => undefined);
+    return turn;
   }
 
   /** Runs a session creation; the first one starts ORT, on the WASM compiled since create() if there is one. */
