@@ -13,6 +13,8 @@ export interface PlatformInfo {
   compute: 'threads' | 'one thread' | 'webgpu';
   /** WASM threads ORT runs with (engine.backend.threads) */
   threads: number;
+  /** why a requested or available WebGPU is not used (no adapter, a software one, or a WebGPU call that gave no answer in time) */
+  backendNote?: string;
   /** navigator.gpu exists (the engine takes it only with a real, non-fallback adapter) */
   webgpu: boolean;
   /**
@@ -46,6 +48,7 @@ export async function platformInfo(backend: BackendInfo): Promise<PlatformInfo> 
     sharedArrayBuffer: typeof SharedArrayBuffer !== 'undefined',
     compute: backend.backend === 'webgpu' ? 'webgpu' : backend.threads > 1 ? 'threads' : 'one thread',
     threads: backend.threads,
+    ...(backend.note ? { backendNote: backend.note } : {}),
     webgpu: typeof (globalThis.navigator as Navigator & { gpu?: unknown } | undefined)?.gpu !== 'undefined',
     imageDecoder: typeof g.ImageDecoder === 'function',
     decoding: 'createImageBitmap',

@@ -1,7 +1,7 @@
 // Loads the model manifest and creates each ONNX session once, on first use.
 import type { InferenceSession } from 'onnxruntime-web';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
-import type { OrtBackend } from './ort-backend.ts';
+import { BackendChanged, type OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
 import { InputBuffers } from './input-buffers.ts';
 
@@ -114,8 +114,29 @@ export class ModelRegistry {
     return { id, loadMs: loadedBefore ? 0 : loadMs, firstRunMs: performance.now() - started };
   }
 
-  /** Runs a single-input model; returns every output as a plain Float32Array. */
+  /**
+   * Runs a single-input model; returns every output as a plain Float32Array. A run whose backend
+   * fell back from WebGPU to WASM meanwhile (src/worker/ort-backend.ts) is repeated once on a
+   * session made anew.
+   */
   async run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
+    try {
+      return await this.runOnce(id, input, dims);
+    } catch (error) {
+      if (!(error instanceof BackendChanged)) throw error;
+      await this.forgetStale(id);
+      return this.runOnce(id, input, dims);
+    }
+  }
+
+  /** Drops a model's session if it was made before the backend changed (a fresh one is made at next use). */
+  private async forgetStale(id: string): Promise<void> {
+    const loaded = this.sessions.get(id);
+    const session = await loaded?.then((l) => l.session, () => undefined);
+    if (session && !this.backend.owns(session) && this.sessions.get(id) === loaded) this.sessions.delete(id);
+  }
+
+  private async runOnce(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
     this.warmed.add(id);
     const results = await this.backend.run(session, { [entry.input.name]: this.backend.tensor(input, dims) });
