@@ -180,9 +180,12 @@ export class OrtBackend {
    * queue. On WebGPU runs and releases queue too: its ORT build is the asyncify one, whose calls
    * unwind WASM's stack while they wait for the GPU, and a second call entering ORT meanwhile
    * (a session created while another runs) corrupts the suspended one. Measured on the software
-   * adapter: a /detect whose detector run overlapped the creation of the next models never
-   * answered, with and without COOP/COEP (issue 36 also saw "RuntimeError: operation does not
-   * support unaligned accesses" from that build); queued, the same /detect answered in 59 s.
+   * adapter with onnxruntime-web 1.30 alone (no project code between): a creation started while
+   * a run was under way threw "RuntimeError: operation does not support unaligned accesses" and
+   * the run never answered (120 s), then "memory access out of bounds"; in the engine, a /detect
+   * whose detector run overlapped the next models' creation never answered, with and without
+   * COOP/COEP. Queued, the same /detect answered in 48–59 s. (Upstream: microsoft/onnxruntime
+   * PR #29851, "Support concurrent Session creation and execution", closed.)
    */
   private inTurn<T>(what: string, call: () => Promise<T>): Promise<T> {
     const turn = this.lastCall.then(() => (this.details.backend === 'webgpu' ? this.bounded(what, call) : call()));
