@@ -13,6 +13,13 @@ export const RuntimeEnvSchema = z.object({
   ortWasmBaseUrl: z.string().default('/ort/'),
   /** auto = WebGPU on a real (non-fallback) adapter, else WASM */
   backend: BackendPreferenceSchema.default('auto'),
+  /**
+   * A WebGPU call into ORT (a session creation, a run) that gives no answer within this many ms
+   * makes the engine fall back to WASM for good and repeat the call there (src/worker/ort-backend.ts);
+   * engine.diagnostics.platform() then says why. Default 120 s: a first run on Chromium's
+   * software adapter took up to 58 s on a loaded 2-core machine (docs/models.md).
+   */
+  webgpuTimeoutMs: z.number().int().positive().default(120_000),
   /** WASM threads; default: every core, at most 4 */
   numThreads: z.number().int().min(1).max(16).optional(),
   /**

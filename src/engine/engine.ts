@@ -280,7 +280,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       modelRuns: () => vision.api.modelRuns(),
       onTimings: (listener) => timings.subscribe(listener),
       startupMs: performance.now() - started,
-      platform: () => platformInfo(backend),
+      // asked of the worker each time: a WebGPU backend may since have fallen back to WASM
+      platform: async () => platformInfo(await vision.api.backendInfo()),
     },
     handle: (request, o) => handleRequest(request, services, { credentials: api.credentials, ...o }),
     syncStatus: () => sync?.status() ?? DISABLED_STATUS,

@@ -45,6 +45,8 @@ export interface PlatformInfo {
   threads: number;
   /** workers running models: 2 where a second worker's ORT uses another core because ORT runs one thread (createEngine's modelWorkers) */
   modelWorkers: number;
+  /** why a requested or available WebGPU is not used (no adapter, a software one, or a WebGPU call that gave no answer in time) */
+  backendNote?: string;
   /** navigator.gpu exists (the engine takes it only with a real, non-fallback adapter) */
   webgpu: boolean;
   /**
@@ -79,6 +81,7 @@ export async function platformInfo(backend: BackendInfo): Promise<PlatformInfo> 
     compute: backend.backend === 'webgpu' ? 'webgpu' : backend.threads > 1 ? 'threads' : 'one thread',
     threads: backend.threads,
     modelWorkers: backend.modelWorkers ?? 1,
+    ...(backend.note ? { backendNote: backend.note } : {}),
     webgpu: typeof (globalThis.navigator as Navigator & { gpu?: unknown } | undefined)?.gpu !== 'undefined',
     imageDecoder: typeof g.ImageDecoder === 'function',
     decoding: 'createImageBitmap',

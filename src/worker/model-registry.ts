@@ -1,7 +1,7 @@
 // Loads the model manifest and creates each ONNX session once, on first use.
 import type { InferenceSession } from 'onnxruntime-web';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
-import type { OrtBackend } from './ort-backend.ts';
+import { BackendChanged, type OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
 import { InputBuffers } from './input-buffers.ts';
 import { PeerFailure, type ModelPeer } from './model-peer.ts';
@@ -212,12 +212,32 @@ export class ModelRegistry {
     return this.scheduler ? this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims) : this.runHere(id, input, dims);
   }
 
-  /** Runs a model in this worker's ORT. */
+  /**
+   * Runs a model in this worker's ORT. A run whose backend fell back from WebGPU to WASM meanwhile
+   * (src/worker/ort-backend.ts) is repeated once on a session made anew.
+   */
   private async runHere(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
+    try {
+      return await this.runOnce(id, input, dims);
+    } catch (error) {
+      if (!(error instanceof BackendChanged)) throw error;
+      await this.forgetStale(id);
+      return this.runOnce(id, input, dims);
+    }
+  }
+
+  /** Drops a model's session if it was made before the backend changed (a fresh one is made at next use). */
+  private async forgetStale(id: string): Promise<void> {
+    const loaded = this.sessions.get(id);
+    const session = await loaded?.then((l) => l.session, () => undefined);
+    if (session && !this.backend.owns(session) && this.sessions.get(id) === loaded) this.sessions.delete(id);
+  }
+
+  private async runOnce(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
     const { entry, session } = await this.load(id);
     this.warmed.add(id);
     this.localRuns++;
-    const results = await session.run({ [entry.input.name]: this.backend.tensor(input, dims) });
+    const results = await this.backend.run(session, { [entry.input.name]: this.backend.tensor(input, dims) });
     const out: Record<string, NamedOutput> = {};
     for (const [name, tensor] of Object.entries(results)) {
       out[name] = { data: tensor.data as Float32Array, dims: [...tensor.dims] };
@@ -256,7 +276,7 @@ export class ModelRegistry {
       if (!this.warmed.has(id)) continue;
       this.codeCacheWarmUps.delete(id);
       try {
-        for (let i = 0; i < CODE_CACHE_SESSIONS; i++) await (await this.backend.createSession(model, 'all')).release();
+        for (let i = 0; i < CODE_CACHE_SESSIONS; i++) await this.backend.release(await this.backend.createSession(model, 'all'));
       } catch {
         // nothing depends on it
       }

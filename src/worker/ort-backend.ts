@@ -51,17 +51,47 @@ type SessionOptimization = ModelEntry['sessionOptimization'];
  * V8's baseline tier in a cold page (antispoof's session took 170–230 ms), and on antispoof they
  * moved a Quantize in front of a MaxPool whose uint8 kernel is slower (5.4 → 7.8 ms a run).
  */
+/**
+ * ORT for a backend, configured: each loads its own build, WebGPU the asyncify one, WASM the
+ * plain one. For WASM, `precompiled` is that build's WASM compiling from now on
+ * (src/worker/precompiled-wasm.ts), while ORT's loader is still to be imported.
+ */
+async function loadOrt(env: RuntimeEnv, webgpu: boolean): Promise<{ ort: Ort; precompiled?: { module: Promise<WebAssembly.Module | undefined>; wasmUrl: string } }> {
+  const files = ortBuildFiles(env, webgpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded');
+  const precompiled = webgpu ? undefined : { module: compileWasm(files.wasmUrl), wasmUrl: files.wasmUrl };
+  const ort: Ort = webgpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
+  ort.env.wasm.wasmPaths = files.wasmPaths;
+  ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  return { ort, precompiled };
+}
+
+/**
+ * Thrown by a call with a session made before the engine fell back from WebGPU to WASM: the
+ * caller makes its session again (src/worker/model-registry.ts) and repeats the call.
+ */
+export class BackendChanged extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'BackendChanged';
+  }
+}
+
 const sessionOptions = (providers: string[], level: SessionOptimization) =>
   ({ executionProviders: providers, graphOptimizationLevel: level, extra: { session: { disable_quant_qdq: '1' } } }) as const;
 
 export class OrtBackend {
   private started: Promise<void> | undefined;
-  /** the latest session creation (settled or not): the next one waits for it */
-  private lastCreation: Promise<unknown> = Promise.resolve();
+  /** sessions made by the ORT in use (not by a WebGPU build fallen back from) */
+  private current = new WeakSet<InferenceSession>();
+  /** the latest queued call into ORT (settled or not): the next one waits for it (`inTurn`) */
+  private lastCall: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly ort: Ort,
-    private readonly providers: string[],
+    private readonly env: RuntimeEnv,
+    private ort: Ort,
+    private providers: string[],
     private readonly details: BackendInfo,
     /** ORT's WASM compiling since create(), for the session creation that starts ORT (the first) */
     private precompiled: { module: Promise<WebAssembly.Module | undefined>; wasmUrl: string } | undefined,
@@ -79,28 +109,20 @@ export class OrtBackend {
     if (env.backend === 'webgpu' && !adapter) note = 'no WebGPU adapter: using WASM';
     if (env.backend === 'auto' && adapter && isFallback) note = 'WebGPU adapter is a software fallback: using WASM';
 
-    // each backend loads its own ORT build: WebGPU the asyncify one, WASM the plain one
-    const files = ortBuildFiles(env, useWebGpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded');
-    // the plain build's WASM starts compiling now, while ORT's loader is still to be imported (src/worker/precompiled-wasm.ts)
-    const precompiled = useWebGpu ? undefined : { module: compileWasm(files.wasmUrl), wasmUrl: files.wasmUrl };
-    const ort: Ort = useWebGpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
-    ort.env.wasm.wasmPaths = files.wasmPaths;
-    ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
-    ort.env.wasm.simd = true;
-    ort.env.logLevel = 'error';
+    const { ort, precompiled } = await loadOrt(env, useWebGpu);
     const info: BackendInfo = {
       backend: useWebGpu ? 'webgpu' : 'wasm',
       requested: env.backend,
       // ORT runs one thread where SharedArrayBuffer is missing (a page without COOP/COEP); engine.backend
       // is read before any session exists, so say so now rather than after ORT settles it
-      threads: typeof SharedArrayBuffer === 'undefined' ? 1 : ort.env.wasm.numThreads,
+      threads: typeof SharedArrayBuffer === 'undefined' ? 1 : (ort.env.wasm.numThreads ?? 1),
       crossOriginIsolated: globalThis.crossOriginIsolated === true,
       webgpuAdapter,
       note,
       // WebGPU's build is fetched by ORT; the WASM build's way is known once ORT has started
       ...(precompiled ? {} : { ortWasm: 'by ORT' as const }),
     };
-    return new OrtBackend(ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info, precompiled);
+    return new OrtBackend(env, ort, useWebGpu ? ['webgpu', 'wasm'] : ['wasm'], info, precompiled);
   }
 
   /**
@@ -110,7 +132,7 @@ export class OrtBackend {
    */
   start(): Promise<void> {
     this.started ??= this.createSession(runtimeStartModel(), 'disabled').then(
-      (session) => void session.release(),
+      (session) => this.release(session),
       () => undefined,
     );
     return this.started;
@@ -121,12 +143,88 @@ export class OrtBackend {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const created = this.lastCreation.then(() => this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))));
-    this.lastCreation = created.catch(() => undefined);
-    const session = await created;
+    const session = await this.inTurn('a session creation', () =>
+      this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))),
+    );
+    this.current.add(session);
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
     return session;
+  }
+
+  /** @internal Runs a session; on WebGPU in turn with every other call into ORT (see `inTurn`). */
+  run(session: InferenceSession, feeds: InferenceSession.FeedsType): Promise<InferenceSession.ReturnType> {
+    if (this.details.backend !== 'webgpu') return this.ofCurrentBackend(session).run(feeds);
+    return this.inTurn('a run', () => this.ofCurrentBackend(session).run(feeds));
+  }
+
+  /** @internal Releases a session; on WebGPU in turn with every other call into ORT. */
+  async release(session: InferenceSession): Promise<void> {
+    // a session of the abandoned WebGPU build is left to it (its ORT may never answer again)
+    if (!this.owns(session)) return;
+    if (this.details.backend !== 'webgpu') return session.release();
+    return this.inTurn('a release', () => session.release());
+  }
+
+  /** @internal whether `session` was made by the ORT in use (not by a WebGPU build fallen back from) */
+  owns(session: InferenceSession): boolean {
+    return this.current.has(session);
+  }
+
+  /** `session`, if it belongs to the backend in use (else it was made before a fall-back to WASM). */
+  private ofCurrentBackend(session: InferenceSession): InferenceSession {
+    if (!this.owns(session)) throw new BackendChanged(this.details.note ?? 'the backend changed');
+    return session;
+  }
+
+  /**
+   * Runs `call` once the previous queued call into ORT has settled. Session creations always
+   * queue. On WebGPU runs and releases queue too: its ORT build is the asyncify one, whose calls
+   * unwind WASM's stack while they wait for the GPU, and a second call entering ORT meanwhile
+   * (a session created while another runs) corrupts the suspended one. Measured on the software
+   * adapter with onnxruntime-web 1.30 alone (no project code between): a creation started while
+   * a run was under way threw "RuntimeError: operation does not support unaligned accesses" and
+   * the run never answered (120 s), then "memory access out of bounds"; in the engine, a /detect
+   * whose detector run overlapped the next models' creation never answered, with and without
+   * COOP/COEP. Queued, the same /detect answered in 48–59 s. (Upstream: microsoft/onnxruntime
+   * PR #29851, "Support concurrent Session creation and execution", closed.)
+   */
+  private inTurn<T>(what: string, call: () => Promise<T>): Promise<T> {
+    const turn = this.lastCall.then(() => (this.details.backend === 'webgpu' ? this.bounded(what, call) : call()));
+    this.lastCall = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /**
+   * A WebGPU call that gives no answer within `webgpuTimeoutMs` (a lost device, a driver that
+   * hangs, a GPU far slower than WASM) makes the backend fall back to WASM, for good: the call
+   * throws BackendChanged, saying why, and its caller repeats it on WASM. The stalled call is
+   * abandoned (an asyncify call cannot be cancelled), with the WebGPU build's memory.
+   */
+  private async bounded<T>(what: string, call: () => Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), this.env.webgpuTimeoutMs)));
+    try {
+      const answer = await Promise.race([call(), stalled]);
+      if (answer !== 'stalled') return answer;
+    } finally {
+      clearTimeout(timer);
+    }
+    const reason = `WebGPU gave no answer to ${what} within ${this.env.webgpuTimeoutMs / 1000} s: the engine runs on WASM from now on`;
+    await this.fallBackToWasm(reason);
+    throw new BackendChanged(reason);
+  }
+
+  private async fallBackToWasm(reason: string): Promise<void> {
+    const { ort, precompiled } = await loadOrt(this.env, false);
+    this.ort = ort;
+    this.providers = ['wasm'];
+    this.precompiled = precompiled;
+    this.current = new WeakSet();
+    this.details.backend = 'wasm';
+    this.details.threads = typeof SharedArrayBuffer === 'undefined' ? 1 : (ort.env.wasm.numThreads ?? 1);
+    this.details.note = reason;
+    this.details.ortWasm = undefined;
   }
 
   /** Runs a session creation; the first one starts ORT, on the WASM compiled since create() if there is one. */
