@@ -16,6 +16,7 @@ import {
   NewTemplateSchema,
   STORE_NAMES,
   StoredTemplateSchema,
+  WRITE_STORES,
   SubjectIdSchema,
   imageBlobOf,
   imageRecordOf,
@@ -23,6 +24,7 @@ import {
   type GalleryDB,
   type ImageRecord,
   type IndexRow,
+  type OutboxRecord,
   type NewTemplate,
   type SegmentKey,
   type SegmentRecord,
@@ -30,6 +32,7 @@ import {
   type SubjectKey,
   type TemplateRecord,
 } from './schema.ts';
+import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
@@ -81,6 +84,12 @@ export type CommittedWrite =
   | { kind: 'removedTemplates'; appId: string; gallery: string; subject: string; faceId?: string; faceIds: string[] }
   | { kind: 'removedGallery'; appId: string; gallery: string };
 export type CommitListener = (write: CommittedWrite) => void;
+/**
+ * Called INSIDE a write's transaction with the write about to commit (ids final): the outbox
+ * records it returns commit with it, or nothing does. Synchronous and pure: a crash at any
+ * instant leaves the write and its queued changes both or neither.
+ */
+export type Journal = (write: CommittedWrite) => OutboxRecord[];
 
 /** A whole gallery as exportGallery reads it. */
 export interface GalleryContents {
@@ -185,6 +194,9 @@ export class GalleryStore {
   private readonly timeoutMs: number;
   private readonly feed: ChangeFeed;
   private readonly commitListeners = new Set<CommitListener>();
+  private journalOf: Journal | undefined;
+  /** the sync's outbox, in this database (its entries are written by the journal) */
+  readonly outbox: OutboxStore = new OutboxStore(() => this.db(), (tx, work) => this.bounded(tx, work));
   private connection: Promise<Db> | undefined;
   private closed = false;
 
@@ -221,6 +233,22 @@ export class GalleryStore {
   onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * Sets the journal (one at a time): every later write of THIS instance commits the outbox
+   * records it returns in the write's own transaction. Returns unset.
+   */
+  journal(journal: Journal): () => void {
+    this.journalOf = journal;
+    return () => {
+      if (this.journalOf === journal) this.journalOf = undefined;
+    };
+  }
+
+  /** Inside a write's transaction: queues the journal's records for `write`. */
+  private journalize(outbox: { add(value: OutboxRecord): Promise<number> }, write: CommittedWrite, enqueue: Enqueue): void {
+    for (const record of this.journalOf?.(write) ?? []) enqueue(outbox.add(record));
   }
 
   private committed(write: CommittedWrite): void {
@@ -340,10 +368,12 @@ export class GalleryStore {
 
   /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. */
   async removeGallery(appId: string, gallery: string): Promise<void> {
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
+      await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
+      this.journalize(tx.objectStore('outbox'), { kind: 'removedGallery', appId, gallery }, enqueue);
     });
     this.feed.publish({ kind: 'rebuild', appId, gallery });
     this.committed({ kind: 'removedGallery', appId, gallery });
@@ -355,8 +385,9 @@ export class GalleryStore {
    * id was not found". A subject goes with its last template, a gallery with its last subject.
    */
   async removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<SubjectRemoval> {
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const subjects = tx.objectStore('subjects');
+    const outbox = tx.objectStore('outbox');
     const templates = tx.objectStore('templates');
     const images = tx.objectStore('images');
     const removal = await this.bounded(tx, async (enqueue) => {
@@ -380,8 +411,11 @@ export class GalleryStore {
         if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
       }
       await this.removeRows(tx.objectStore('segments'), appId, gallery, removed, enqueue);
+      const faceIds = removed.map((t) => t.faceId);
+      await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
+      this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
-      return { faceIds: removed.map((t) => t.faceId), galleryRemoved };
+      return { faceIds, galleryRemoved };
     });
     this.feed.publish(
       removal.faceIds.length <= MAX_IDS_PER_NOTICE
@@ -415,6 +449,7 @@ export class GalleryStore {
   close(): void {
     this.closed = true;
     this.commitListeners.clear();
+    this.journalOf = undefined;
     this.feed.close();
     void this.connection?.then((db) => db.close(), () => {});
     this.connection = undefined;
@@ -453,7 +488,7 @@ export class GalleryStore {
       for (const [blob, imageKey] of own) photos.push({ subject, imageKey, bytes: await blob.arrayBuffer(), type: blob.type });
     }
 
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     await this.bounded(tx, async (enqueue) => {
       const templates = tx.objectStore('templates');
       if (keepsIds) {
@@ -479,6 +514,7 @@ export class GalleryStore {
       }
       // add, not put: an existing key would be a face id collision, and must fail the write
       for (const record of records) enqueue(templates.add(record));
+      if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
     }, records.length);
 
     // kept ids may have been in the gallery before and been removed: indexes must not treat

@@ -27,9 +27,9 @@ export interface Sync {
 export async function startSync(input: SyncOptionsInput, local: { store: GalleryStore; appId: string; storageName: string; timeoutMs?: number }): Promise<Sync> {
   const options = SyncOptionsSchema.parse(input);
   const client = new SyncClient(options.url, options.appId, options.appKey);
-  const outbox = await Outbox.open(local.storageName, `${options.url}|${options.appId}|${local.appId}`);
   // the applier writes through a store instance of its own (see apply.ts)
   const applier = await GalleryStore.open({ name: local.storageName, ...(local.timeoutMs === undefined ? {} : { timeoutMs: local.timeoutMs }) });
+  const outbox = await Outbox.open(local.storageName, `${options.url}|${options.appId}|${local.appId}`, applier.outbox, local.appId);
   const status = new StatusFeed();
   const replicator = new Replicator({
     options,
@@ -41,7 +41,11 @@ export async function startSync(input: SyncOptionsInput, local: { store: Gallery
     modelId: EMBEDDING.id,
     status,
   });
-  const unhook = local.store.onCommit((write) => replicator.record(write));
+  const hooks = [
+    local.store.journal((write) => replicator.journal(write)),
+    local.store.onCommit((write) => replicator.committed(write, true)),
+    applier.onCommit((write) => replicator.committed(write, false)),
+  ];
   await replicator.start();
   return {
     status: () => status.get(),
@@ -51,7 +55,7 @@ export async function startSync(input: SyncOptionsInput, local: { store: Gallery
       return status.get();
     },
     close: () => {
-      unhook();
+      for (const unhook of hooks) unhook();
       replicator.close();
       applier.close();
       outbox.close();
