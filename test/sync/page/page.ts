@@ -19,6 +19,30 @@ const api = {
     engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
     return true;
   },
+  /**
+   * test/sync/crash.test.ts: at the next matching readwrite transaction — a gallery write with
+   * its outbox records ('transaction'), or the outbox's own (the acknowledged entries' delete,
+   * 'ack') — keeps it from committing (a chain of reads) and calls the page's `crashPoint`
+   * binding, whose handler crashes the tab: the transaction dies uncommitted.
+   */
+  armCrash(step: 'transaction' | 'ack') {
+    const original = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, names: string | string[], mode?: IDBTransactionMode, options?: IDBTransactionOptions) {
+      const tx = original.call(this, names, mode, options);
+      const list = typeof names === 'string' ? [names] : [...names];
+      const hit = mode === 'readwrite' && list.includes('outbox') && (step === 'transaction' ? list.length > 1 : list.length === 1);
+      if (hit) {
+        IDBDatabase.prototype.transaction = original;
+        const store = tx.objectStore(list[0]!);
+        const keepOpen = () => (store.count().onsuccess = keepOpen);
+        keepOpen();
+        void (globalThis as unknown as { crashPoint(step: string): Promise<void> }).crashPoint(step);
+      }
+      return tx;
+    } as typeof original;
+    return true;
+  },
+  removeGallery: async (gallery: string) => need().galleryRemove({ gallery_name: gallery }),
   enroll: async (gallery: string, subject: string, image: string) => need().enroll({ image, subject_id: subject, gallery_name: gallery }),
   recognize: async (gallery: string, image: string) => need().recognize({ image, gallery_name: gallery }),
   removeSubject: async (gallery: string, subject: string) => need().galleryRemoveSubject({ gallery_name: gallery, subject_id: subject }),
