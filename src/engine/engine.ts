@@ -38,6 +38,7 @@ import {
 import { recognitionServices } from '../service/recognition.ts';
 import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
+import { ForgetRequestSchema, privacyTools, type ErasureStatus, type ForgetRequest, type ForgetResult } from '../service/privacy.ts';
 import { GalleryStore } from '../store/index.ts';
 import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
@@ -167,6 +168,14 @@ export interface Engine {
   onSyncStatus(listener: SyncStatusListener): () => void;
   /** sync: push and pull now; resolves with the status after */
   syncNow(): Promise<SyncStatus>;
+  /**
+   * Erasure: removes a subject (or, without subject_id, a whole gallery) with its templates,
+   * stored photos and search-index rows, and with sync its queued enrolls; the removal is queued
+   * for the service in the same transaction (docs/privacy.md).
+   */
+  forget(request: ForgetRequest, options?: CallOptions): Promise<ForgetResult | FaceErrorBody>;
+  /** Where an erasure stands: on this device, and on the service (which then tombstones it on every syncing device). */
+  erasureStatus(request: ForgetRequest, options?: CallOptions): Promise<ErasureStatus | FaceErrorBody>;
   /** stops the worker; the engine cannot be used afterwards */
   close(): void;
 }
@@ -220,6 +229,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const sync: Sync | undefined = options.sync
     ? await startSync(options.sync, { store: galleries, appId: api.appId, storageName: api.storageName, timeoutMs: api.storageTimeoutMs })
     : undefined;
+  // erasure: its service side is the sync's outbox
+  const privacy = privacyTools(galleries, sync && ((appId, gallery, subject) => sync.erasure(appId, gallery, subject)));
 
   /** Validates `request`, runs `service` as the call's account; errors become the family's error body. */
   const answer = async <S extends z.ZodType, T>(
@@ -268,6 +279,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     exportGallery: tool(ExportGalleryRequestSchema, tools.exportGallery),
     importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
     templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
+    forget: tool(ForgetRequestSchema, privacy.forget),
+    erasureStatus: tool(ForgetRequestSchema, privacy.erasureStatus),
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
     warmUp: async () => {
       const begun = performance.now();

@@ -366,17 +366,20 @@ export class GalleryStore {
     });
   }
 
-  /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. */
-  async removeGallery(appId: string, gallery: string): Promise<void> {
+  /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. Returns the removed face ids. */
+  async removeGallery(appId: string, gallery: string): Promise<string[]> {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
-    await this.bounded(tx, async (enqueue) => {
+    const faceIds = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
+      const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
       await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
       this.journalize(tx.objectStore('outbox'), { kind: 'removedGallery', appId, gallery }, enqueue);
+      return removed;
     });
     this.feed.publish({ kind: 'rebuild', appId, gallery });
     this.committed({ kind: 'removedGallery', appId, gallery });
+    return faceIds;
   }
 
   /**

@@ -38,7 +38,9 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
     async subjectEmbeddings(appId, gallery, subject, modelId) {
       return (await store.templatesForSubject(appId, gallery, subject, modelId)).map((t) => ({ ...ref(t), embedding: t.embedding }));
     },
-    removeGallery: (appId, gallery) => store.removeGallery(appId, gallery),
+    async removeGallery(appId, gallery) {
+      await store.removeGallery(appId, gallery);
+    },
     async removeSubject(appId, gallery, subject, faceId) {
       await store.removeSubject(appId, gallery, subject, faceId);
     },

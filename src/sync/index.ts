@@ -5,7 +5,7 @@ import { GalleryStore } from '../store/gallery-store.ts';
 import { SyncClient } from './client.ts';
 import { GalleryKeys } from './gallery-keys.ts';
 import { SyncOptionsSchema, type SyncOptionsInput } from './options.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, type LocalChange } from './outbox.ts';
 import { Replicator } from './replicator.ts';
 import { StatusFeed, type SyncStatus, type SyncStatusListener } from './status.ts';
 
@@ -17,6 +17,12 @@ export interface Sync {
   status(): SyncStatus;
   subscribe(listener: SyncStatusListener): () => void;
   syncNow(): Promise<SyncStatus>;
+  /**
+   * Where a removal of `gallery` (or of its `subject`) made here stands: 'queued' while a
+   * removal of it waits in the outbox, 'erased' once the service acknowledged it (its log then
+   * tombstones it on every device that syncs), 'not-synced' for an account or gallery not shared.
+   */
+  erasure(appId: string, gallery: string, subject?: string): Promise<'not-synced' | 'queued' | 'erased'>;
   close(): void;
 }
 
@@ -53,6 +59,12 @@ export async function startSync(input: SyncOptionsInput, local: { store: Gallery
     syncNow: async () => {
       await replicator.syncNow();
       return status.get();
+    },
+    erasure: async (appId, gallery, subject) => {
+      if (appId !== local.appId || !(options.galleries === undefined || options.galleries.includes(gallery))) return 'not-synced';
+      const covers = (c: LocalChange) =>
+        c.gallery === gallery && (c.kind === 'remove_gallery' || (subject !== undefined && (c.kind === 'remove_subject' || c.kind === 'remove_template') && c.subject === subject));
+      return (await outbox.all()).some(covers) ? 'queued' : 'erased';
     },
     close: () => {
       for (const unhook of hooks) unhook();

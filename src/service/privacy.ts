@@ -1,0 +1,72 @@
+// Erasure (GDPR Art. 17): engine.forget removes a subject or a whole gallery with everything
+// the engine keeps of it — templates, stored photos, packed index rows, the search index's
+// rows (by the store's change notices) and, with sync, its queued enrolls; the removal itself
+// is queued for the service in the same transaction (docs/privacy.md). Typed calls only.
+import { z } from 'zod';
+import { IdSchema } from '../api/params.ts';
+import type { ServiceCall } from '../api/services.ts';
+import { EngineError } from '../errors.ts';
+import type { GalleryStore } from '../store/gallery-store.ts';
+
+export const ForgetRequestSchema = z.object({ gallery_name: IdSchema, subject_id: IdSchema.optional() });
+export type ForgetRequest = z.infer<typeof ForgetRequestSchema>;
+
+export interface ForgetResult {
+  status: 'Complete';
+  gallery_name: string;
+  subject_id?: string;
+  /** the templates destroyed on this device */
+  removed_face_ids: string[];
+}
+
+/** Where an erasure stands. */
+export interface ErasureStatus {
+  gallery_name: string;
+  subject_id?: string;
+  /** 'erased': nothing of it is stored on this device; 'present': it still is (never removed, or enrolled again) */
+  local: 'erased' | 'present';
+  /**
+   * 'not-synced': the gallery is not shared (nothing of it is on the service);
+   * 'queued': the removal waits in the outbox (offline, or not pushed yet);
+   * 'erased': the service acknowledged every removal of it made here: its biometric columns
+   * are emptied and its tombstone stays in the service's log, so every syncing device applies
+   * it when it next syncs, including devices offline today.
+   */
+  service: 'not-synced' | 'queued' | 'erased';
+}
+
+export type PrivacyStore = Pick<GalleryStore, 'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates'>;
+
+/** The sync's view of a removal: does a queued change still carry it? (absent: sync is off) */
+export type ServiceErasure = (appId: string, gallery: string, subject?: string) => Promise<ErasureStatus['service']>;
+
+function absent(error: unknown): boolean {
+  return error instanceof EngineError && (error.failure.kind === 'GALLERY_NOT_FOUND' || error.failure.kind === 'SUBJECT_NOT_FOUND');
+}
+
+export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasure) {
+  return {
+    async forget({ appId, params }: ServiceCall<ForgetRequest>): Promise<ForgetResult> {
+      const removed =
+        params.subject_id === undefined
+          ? await store.removeGallery(appId, params.gallery_name)
+          : (await store.removeSubject(appId, params.gallery_name, params.subject_id)).faceIds;
+      return { status: 'Complete', gallery_name: params.gallery_name, ...(params.subject_id === undefined ? {} : { subject_id: params.subject_id }), removed_face_ids: removed };
+    },
+
+    async erasureStatus({ appId, params }: ServiceCall<ForgetRequest>): Promise<ErasureStatus> {
+      let present: boolean;
+      if (params.subject_id === undefined) present = await store.galleryExists(appId, params.gallery_name);
+      else {
+        try {
+          present = (await store.listTemplates(appId, params.gallery_name, params.subject_id)).length > 0;
+        } catch (error) {
+          if (!absent(error)) throw error;
+          present = false;
+        }
+      }
+      const service = serviceErasure ? await serviceErasure(appId, params.gallery_name, params.subject_id) : 'not-synced';
+      return { gallery_name: params.gallery_name, ...(params.subject_id === undefined ? {} : { subject_id: params.subject_id }), local: present ? 'present' : 'erased', service };
+    },
+  };
+}
