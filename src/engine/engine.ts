@@ -38,7 +38,17 @@ import {
 import { recognitionServices } from '../service/recognition.ts';
 import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
-import { ForgetRequestSchema, privacyTools, type ErasureStatus, type ForgetRequest, type ForgetResult } from '../service/privacy.ts';
+import {
+  ForgetRequestSchema,
+  GalleryOptionsRequestSchema,
+  SetGalleryOptionsRequestSchema,
+  privacyTools,
+  type ErasureStatus,
+  type ForgetRequest,
+  type ForgetResult,
+  type SetGalleryOptionsRequest,
+} from '../service/privacy.ts';
+import type { GalleryOptions } from '../store/schema.ts';
 import { GalleryStore } from '../store/index.ts';
 import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
@@ -174,6 +184,10 @@ export interface Engine {
    * for the service in the same transaction (docs/privacy.md).
    */
   forget(request: ForgetRequest, options?: CallOptions): Promise<ForgetResult | FaceErrorBody>;
+  /** A gallery's privacy options on this device (requireConsent, retention; docs/privacy.md). */
+  galleryOptions(request: { gallery_name: string }, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
+  /** Sets them; the gallery need not exist yet, and they outlive its removal. */
+  setGalleryOptions(request: SetGalleryOptionsRequest, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
   /** Where an erasure stands: on this device, and on the service (which then tombstones it on every syncing device). */
   erasureStatus(request: ForgetRequest, options?: CallOptions): Promise<ErasureStatus | FaceErrorBody>;
   /** stops the worker; the engine cannot be used afterwards */
@@ -280,6 +294,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
     templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
     forget: tool(ForgetRequestSchema, privacy.forget),
+    galleryOptions: tool(GalleryOptionsRequestSchema, privacy.galleryOptions),
+    setGalleryOptions: tool(SetGalleryOptionsRequestSchema, privacy.setGalleryOptions),
     erasureStatus: tool(ForgetRequestSchema, privacy.erasureStatus),
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
     warmUp: async () => {

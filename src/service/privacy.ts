@@ -7,9 +7,14 @@ import { IdSchema } from '../api/params.ts';
 import type { ServiceCall } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
 import type { GalleryStore } from '../store/gallery-store.ts';
+import { GalleryOptionsSchema, type GalleryOptions } from '../store/schema.ts';
 
 export const ForgetRequestSchema = z.object({ gallery_name: IdSchema, subject_id: IdSchema.optional() });
 export type ForgetRequest = z.infer<typeof ForgetRequestSchema>;
+
+export const GalleryOptionsRequestSchema = z.object({ gallery_name: IdSchema });
+export const SetGalleryOptionsRequestSchema = GalleryOptionsSchema.extend({ gallery_name: IdSchema });
+export type SetGalleryOptionsRequest = z.input<typeof SetGalleryOptionsRequestSchema>;
 
 export interface ForgetResult {
   status: 'Complete';
@@ -35,7 +40,7 @@ export interface ErasureStatus {
   service: 'not-synced' | 'queued' | 'erased';
 }
 
-export type PrivacyStore = Pick<GalleryStore, 'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates'>;
+export type PrivacyStore = Pick<GalleryStore, 'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates' | 'galleryOptions' | 'setGalleryOptions'>;
 
 /** The sync's view of a removal: does a queued change still carry it? (absent: sync is off) */
 export type ServiceErasure = (appId: string, gallery: string, subject?: string) => Promise<ErasureStatus['service']>;
@@ -46,6 +51,18 @@ function absent(error: unknown): boolean {
 
 export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasure) {
   return {
+    /** A gallery's privacy options: `requireConsent`, `retention` (defaults when never set). */
+    async galleryOptions({ appId, params }: ServiceCall<{ gallery_name: string }>): Promise<GalleryOptions & { gallery_name: string }> {
+      return { gallery_name: params.gallery_name, ...(await store.galleryOptions(appId, params.gallery_name)) };
+    },
+
+    /** Sets them (replacing the previous ones); the gallery need not exist yet. */
+    async setGalleryOptions({ appId, params }: ServiceCall<z.output<typeof SetGalleryOptionsRequestSchema>>): Promise<GalleryOptions & { gallery_name: string }> {
+      const { gallery_name, ...options } = params;
+      await store.setGalleryOptions(appId, gallery_name, options);
+      return { gallery_name, ...options };
+    },
+
     async forget({ appId, params }: ServiceCall<ForgetRequest>): Promise<ForgetResult> {
       const removed =
         params.subject_id === undefined

@@ -51,6 +51,13 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
 > {
   return {
     async enroll({ appId, storeImage, params }: ServiceCall<ServiceParams<'enroll'>>): Promise<EnrollResponse> {
+      // before any image work: a gallery that requires consent refuses an enroll without it
+      if (!params.consent && (await store.galleryOptions(appId, params.gallery_name)).requireConsent) {
+        throw new EngineError(
+          'MISSING_PARAMETER',
+          `consent is required: gallery ${params.gallery_name} enrolls only with a consent record (consent: given_by, given_at, purpose, text_version)`,
+        );
+      }
       const selector = parseSelector(params.selector);
       // base64 and URL images come back from the worker as the bytes it decoded (one download)
       const fromString = storeImage && typeof params.image === 'string';
@@ -66,7 +73,8 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
           embedding: embeddingOf(f),
           modelId: EMBEDDING.id,
           box: f.box,
-          attributes: kairosAttributes(f),
+          // the consent record is kept with each template: it travels and is removed with them
+          attributes: { ...kairosAttributes(f), ...(params.consent ? { consent: params.consent } : {}) },
           quality: f.quality,
         })),
         image,

@@ -13,6 +13,7 @@ import {
   DB_VERSION,
   DEFAULT_STORAGE_NAME,
   GalleryNameSchema,
+  GalleryOptionsSchema,
   NewTemplateSchema,
   STORE_NAMES,
   StoredTemplateSchema,
@@ -22,6 +23,7 @@ import {
   imageRecordOf,
   upgrade,
   type GalleryDB,
+  type GalleryOptions,
   type ImageRecord,
   type IndexRow,
   type OutboxRecord,
@@ -296,6 +298,21 @@ export class GalleryStore {
       }
       return galleries;
     });
+  }
+
+  /** The gallery's privacy options (defaults when never set). */
+  async galleryOptions(appId: string, gallery: string): Promise<GalleryOptions> {
+    const tx = (await this.db()).transaction('options');
+    const record = await this.bounded(tx, () => tx.store.get([appId, gallery]));
+    return GalleryOptionsSchema.parse(record ?? {});
+  }
+
+  /** Sets the gallery's privacy options (they may precede its first enroll, and outlive its removal). */
+  async setGalleryOptions(appId: string, gallery: string, options: GalleryOptions): Promise<void> {
+    checked(GalleryNameSchema, gallery);
+    const parsed = checked(GalleryOptionsSchema, options);
+    const tx = (await this.db()).transaction('options', 'readwrite');
+    await this.bounded(tx, async (enqueue) => enqueue(tx.store.put({ ...parsed, appId, gallery })));
   }
 
   /** Whether the account has this gallery (i.e. any template in it). */

@@ -28,6 +28,7 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
       return stored.map(ref);
     },
     listGalleries: (appId) => store.listGalleries(appId),
+    galleryOptions: (appId, gallery) => store.galleryOptions(appId, gallery),
     listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
     async requireGallery(appId, gallery) {
       if (!(await store.galleryExists(appId, gallery))) throw new EngineError('GALLERY_NOT_FOUND');

@@ -139,6 +139,22 @@ export interface OutboxRecord {
   change: unknown;
 }
 
+/** How long a gallery keeps templates: `days` after enrollment, or after the subject was last recognised or verified. */
+export const RetentionSchema = z.object({
+  days: z.number().int().min(1).max(36_500),
+  from: z.enum(['enrolled', 'lastSeen']),
+});
+export type Retention = z.infer<typeof RetentionSchema>;
+
+/** A gallery's privacy policy on this device; it outlives the gallery's data (removing a gallery keeps it). */
+export const GalleryOptionsSchema = z.object({
+  /** enrolls without a consent record are refused (1002) */
+  requireConsent: z.boolean().default(false),
+  retention: RetentionSchema.optional(),
+});
+export type GalleryOptions = z.infer<typeof GalleryOptionsSchema>;
+export type GalleryOptionsRecord = GalleryOptions & { appId: string; gallery: string };
+
 export type TemplateKey = [appId: string, gallery: string, subject: string, faceId: string];
 export type SubjectKey = [appId: string, gallery: string, subject: string];
 export type ImageKey = [appId: string, gallery: string, subject: string, imageKey: string];
@@ -151,6 +167,8 @@ export interface GalleryDB extends DBSchema {
   segments: { key: SegmentKey; value: SegmentRecord };
   /** auto-increment keys: the order the changes were made */
   outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
+  /** per gallery: its privacy options (requireConsent, retention) */
+  options: { key: [appId: string, gallery: string]; value: GalleryOptionsRecord };
 }
 
 /** The stores keyed by [appId, gallery, …]: a gallery's data is one key range in each. */
@@ -181,6 +199,7 @@ export function upgrade(
     // entries of the former separate `<name>:sync` outbox are moved in by the sync at start
     const outbox = db.createObjectStore('outbox', { autoIncrement: true });
     outbox.createIndex('byTemplate', 'template'); // sparse: only queued enrolls name a template
+    db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
   }
   // if (oldVersion < 3) {
   //   Version 3 goes here, e.g. a new segment layout (say int8-quantised vectors): the

@@ -376,7 +376,7 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['images', 'outbox', 'segments', 'subjects', 'templates']);
+    expect([...db.objectStoreNames].sort()).toEqual(['images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
     const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
     expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
     expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);

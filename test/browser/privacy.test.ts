@@ -1,0 +1,49 @@
+// Privacy in real Chromium with the real models and IndexedDB: a gallery that requires consent
+// refuses an enroll without a consent record (1002, before any image work); the record is kept
+// with the subject's templates, travels in gallery files and goes with the subject.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
+import { createEngine, type Engine } from '../../src/index.ts';
+
+const storageName = `privacy-test-${Date.now()}`;
+let engine: Engine;
+const blobOf = async (url: string) => (await fetch(url)).blob();
+function body<T>(r: T): Exclude<T, { Errors: unknown }> {
+  if (r && typeof r === 'object' && 'Errors' in r) throw new Error(JSON.stringify(r));
+  return r as Exclude<T, { Errors: unknown }>;
+}
+
+beforeAll(async () => {
+  engine = await createEngine({ backend: 'wasm', storageName });
+});
+afterAll(() => engine?.close());
+
+const CONSENT = { given_by: 'Barack Obama', given_at: '2026-11-27T09:30:00Z', purpose: 'gym check-in', text_version: 'v3' };
+
+describe('consent', () => {
+  it('a requireConsent gallery refuses an enroll without a consent record; the record is kept, exported, imported and removed with the subject', async () => {
+    expect(body(await engine.galleryOptions({ gallery_name: 'gym' }))).toEqual({ gallery_name: 'gym', requireConsent: false });
+    body(await engine.setGalleryOptions({ gallery_name: 'gym', requireConsent: true }));
+    const image = await blobOf(obamaUrl);
+    expect(await engine.enroll({ image, subject_id: 'obama', gallery_name: 'gym' })).toEqual({
+      Errors: [{ ErrCode: 1002, Message: 'consent is required: gallery gym enrolls only with a consent record (consent: given_by, given_at, purpose, text_version)' }],
+    });
+    const malformed = await engine.enroll({ image, subject_id: 'obama', gallery_name: 'gym', consent: { ...CONSENT, given_at: 'yesterday' } });
+    expect(malformed).toMatchObject({ Errors: [{ ErrCode: 1003 }] });
+    expect(await engine.galleryListAll()).toMatchObject({ gallery_ids: [] }); // nothing was stored
+
+    const enrolled = body(await engine.enroll({ image, subject_id: 'obama', gallery_name: 'gym', consent: CONSENT }));
+    const [stored] = body(await engine.subjectTemplates({ gallery_name: 'gym', subject_id: 'obama' }));
+    expect(stored!.face_id).toBe(enrolled.face_id);
+    expect(stored!.attributes.consent).toEqual(CONSENT);
+    // it travels in the gallery file, and arrives with an import
+    const file = body(await engine.exportGallery({ gallery_name: 'gym' }));
+    body(await engine.importGallery({ file, gallery_name: 'gym-copy' }));
+    const [copied] = body(await engine.subjectTemplates({ gallery_name: 'gym-copy', subject_id: 'obama' }));
+    expect(copied!.attributes.consent).toEqual(CONSENT);
+    // and goes with the subject; the policy stays
+    body(await engine.forget({ gallery_name: 'gym', subject_id: 'obama' }));
+    expect(await engine.subjectTemplates({ gallery_name: 'gym', subject_id: 'obama' })).toMatchObject({ Errors: [{ ErrCode: 5004 }] });
+    expect(body(await engine.galleryOptions({ gallery_name: 'gym' }))).toMatchObject({ requireConsent: true });
+  });
+});
