@@ -39,6 +39,7 @@ import { recognitionServices } from '../service/recognition.ts';
 import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
 import {
+  ApplyRetentionRequestSchema,
   ForgetRequestSchema,
   GalleryOptionsRequestSchema,
   SetGalleryOptionsRequestSchema,
@@ -46,6 +47,7 @@ import {
   type ErasureStatus,
   type ForgetRequest,
   type ForgetResult,
+  type RetentionResult,
   type SetGalleryOptionsRequest,
 } from '../service/privacy.ts';
 import type { GalleryOptions } from '../store/schema.ts';
@@ -188,11 +190,20 @@ export interface Engine {
   galleryOptions(request: { gallery_name: string }, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
   /** Sets them; the gallery need not exist yet, and they outlive its removal. */
   setGalleryOptions(request: SetGalleryOptionsRequest, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
+  /**
+   * Destroys the templates every gallery's retention has expired (run at start and hourly by
+   * the engine itself; `now` (epoch ms) replaces the clock). With sync the removals reach the
+   * service and every device.
+   */
+  applyRetention(request?: { now?: number }, options?: CallOptions): Promise<RetentionResult | FaceErrorBody>;
   /** Where an erasure stands: on this device, and on the service (which then tombstones it on every syncing device). */
   erasureStatus(request: ForgetRequest, options?: CallOptions): Promise<ErasureStatus | FaceErrorBody>;
   /** stops the worker; the engine cannot be used afterwards */
   close(): void;
 }
+
+/** how often the engine applies its galleries' retention by itself */
+const RETENTION_SWEEP_MS = 3_600_000;
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const started = performance.now();
@@ -272,6 +283,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const tool = <S extends z.ZodType, T>(schema: S, service: (c: ServiceCall<z.output<S>>) => Promise<T>) =>
     (request: unknown, call: CallOptions = {}) => answer(schema, service, 'face', request, call) as Promise<T | FaceErrorBody>;
 
+  // retention runs by itself: at start and every hour (expired templates must go even if the app never asks)
+  const applyRetention = tool(ApplyRetentionRequestSchema, privacy.applyRetention);
+  const sweep = () => void applyRetention({}).catch(() => {});
+  sweep();
+  const retentionTimer = setInterval(sweep, RETENTION_SWEEP_MS);
+
   return {
     backend,
     appId: api.appId,
@@ -296,6 +313,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     forget: tool(ForgetRequestSchema, privacy.forget),
     galleryOptions: tool(GalleryOptionsRequestSchema, privacy.galleryOptions),
     setGalleryOptions: tool(SetGalleryOptionsRequestSchema, privacy.setGalleryOptions),
+    applyRetention: (request = {}, o) => applyRetention(request, o),
     erasureStatus: tool(ForgetRequestSchema, privacy.erasureStatus),
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
     warmUp: async () => {
@@ -315,6 +333,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     onSyncStatus: (listener) => sync?.subscribe(listener) ?? (() => {}),
     syncNow: async () => (sync ? sync.syncNow() : DISABLED_STATUS),
     close: () => {
+      clearInterval(retentionTimer);
       sync?.close();
       closing.abort();
       void media.close();

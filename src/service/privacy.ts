@@ -8,6 +8,7 @@ import type { ServiceCall } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
 import type { GalleryStore } from '../store/gallery-store.ts';
 import { GalleryOptionsSchema, type GalleryOptions } from '../store/schema.ts';
+import { expiredAt } from './retention.ts';
 
 export const ForgetRequestSchema = z.object({ gallery_name: IdSchema, subject_id: IdSchema.optional() });
 export type ForgetRequest = z.infer<typeof ForgetRequestSchema>;
@@ -40,7 +41,20 @@ export interface ErasureStatus {
   service: 'not-synced' | 'queued' | 'erased';
 }
 
-export type PrivacyStore = Pick<GalleryStore, 'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates' | 'galleryOptions' | 'setGalleryOptions'>;
+export type PrivacyStore = Pick<
+  GalleryStore,
+  'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates' | 'galleryOptions' | 'setGalleryOptions' | 'allGalleryOptions' | 'retentionView'
+>;
+
+export const ApplyRetentionRequestSchema = z.object({
+  /** the clock (epoch ms): default now; tests and audits pass their own */
+  now: z.number().int().nonnegative().optional(),
+});
+
+export interface RetentionResult {
+  /** per gallery and subject, the templates destroyed */
+  expired: { gallery_name: string; subject_id: string; face_ids: string[] }[];
+}
 
 /** The sync's view of a removal: does a queued change still carry it? (absent: sync is off) */
 export type ServiceErasure = (appId: string, gallery: string, subject?: string) => Promise<ErasureStatus['service']>;
@@ -69,6 +83,28 @@ export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasur
           ? await store.removeGallery(appId, params.gallery_name)
           : (await store.removeSubject(appId, params.gallery_name, params.subject_id)).faceIds;
       return { status: 'Complete', gallery_name: params.gallery_name, ...(params.subject_id === undefined ? {} : { subject_id: params.subject_id }), removed_face_ids: removed };
+    },
+
+    /**
+     * Destroys the templates every gallery's retention has expired at `now`, through the same
+     * removals as forget (so with sync they reach the service and every device).
+     */
+    async applyRetention({ appId, params }: ServiceCall<{ now?: number | undefined }>): Promise<RetentionResult> {
+      const now = params.now ?? Date.now();
+      const expired: RetentionResult['expired'] = [];
+      for (const { gallery, retention } of await store.allGalleryOptions(appId)) {
+        if (!retention) continue;
+        for (const expiry of expiredAt(await store.retentionView(appId, gallery), retention, now)) {
+          try {
+            if (expiry.whole) await store.removeSubject(appId, gallery, expiry.subject);
+            else for (const faceId of expiry.faceIds) await store.removeSubject(appId, gallery, expiry.subject, faceId);
+          } catch (error) {
+            if (!absent(error)) throw error; // removed meanwhile: nothing left to expire
+          }
+          expired.push({ gallery_name: gallery, subject_id: expiry.subject, face_ids: expiry.faceIds });
+        }
+      }
+      return { expired };
     },
 
     async erasureStatus({ appId, params }: ServiceCall<ForgetRequest>): Promise<ErasureStatus> {

@@ -45,6 +45,12 @@ function embeddingOf(face: FaceAnalysis): Float32Array {
   return e;
 }
 
+/** Retention from 'lastSeen' counts from the last recognise or verify: recorded only where a gallery asks for it. */
+async function seen(store: RecognitionStore, appId: string, gallery: string, subjects: string[]): Promise<void> {
+  if (subjects.length === 0 || (await store.galleryOptions(appId, gallery)).retention?.from !== 'lastSeen') return;
+  await store.touchSubjects(appId, gallery, subjects, Date.now());
+}
+
 export function recognitionServices(vision: VisionPort, store: RecognitionStore): Pick<
   Services,
   'enroll' | 'verify' | 'recognize' | 'galleryListAll' | 'galleryView' | 'galleryViewSubject' | 'galleryRemove' | 'galleryRemoveSubject'
@@ -109,6 +115,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       // the subject's best-matching template decides (max, not mean: one good enrolment photo suffices)
       let best = -1;
       for (const t of templates) best = Math.max(best, dot(query, t.embedding));
+      await seen(store, appId, params.gallery_name, [params.subject_id]);
       return {
         images: [
           {
@@ -155,6 +162,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
           candidates,
         });
       }
+      await seen(store, appId, params.gallery_name, images.flatMap((image) => (image.transaction.subject_id ? [image.transaction.subject_id] : [])));
       return { images };
     },
 

@@ -315,6 +315,39 @@ export class GalleryStore {
     await this.bounded(tx, async (enqueue) => enqueue(tx.store.put({ ...parsed, appId, gallery })));
   }
 
+  /** Every gallery of the account with privacy options set, and its options. */
+  async allGalleryOptions(appId: string): Promise<(GalleryOptions & { gallery: string })[]> {
+    const tx = (await this.db()).transaction('options');
+    const records = await this.bounded(tx, () => tx.store.getAll(prefixRange(appId)));
+    return records.map(({ appId: _appId, ...record }) => record);
+  }
+
+  /** Retention from 'lastSeen': records that these subjects were recognised or verified at `at` (absent ones are skipped). */
+  async touchSubjects(appId: string, gallery: string, subjects: readonly string[], at: number): Promise<void> {
+    if (subjects.length === 0) return;
+    const tx = (await this.db()).transaction('subjects', 'readwrite');
+    await this.bounded(tx, async (enqueue) => {
+      for (const subject of new Set(subjects)) {
+        const record = await tx.store.get([appId, gallery, subject]);
+        if (record && !((record.lastSeen ?? 0) >= at)) enqueue(tx.store.put({ ...record, lastSeen: at }));
+      }
+    });
+  }
+
+  /** Retention: the gallery's templates (subject, id, enrollment ms) and its subjects' lastSeen. */
+  async retentionView(appId: string, gallery: string): Promise<{ templates: { subject: string; faceId: string; enrolled: number }[]; lastSeen: Map<string, number> }> {
+    // the packed segments: ids, subjects and times without loading a single embedding record
+    const tx = (await this.db()).transaction(['segments', 'subjects']);
+    return this.bounded(tx, async () => {
+      const segments = await tx.objectStore('segments').getAll(prefixRange(appId, gallery));
+      const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
+      return {
+        templates: segments.flatMap((g) => g.faceIds.map((faceId, i) => ({ subject: g.subjects[i]!, faceId, enrolled: g.timestamps[i]! }))),
+        lastSeen: new Map(subjects.flatMap((s) => (s.lastSeen === undefined ? [] : [[s.subject, s.lastSeen] as const]))),
+      };
+    });
+  }
+
   /** Whether the account has this gallery (i.e. any template in it). */
   async galleryExists(appId: string, gallery: string): Promise<boolean> {
     const tx = (await this.db()).transaction('subjects');

@@ -29,6 +29,7 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
     },
     listGalleries: (appId) => store.listGalleries(appId),
     galleryOptions: (appId, gallery) => store.galleryOptions(appId, gallery),
+    touchSubjects: (appId, gallery, subjects, at) => store.touchSubjects(appId, gallery, subjects, at),
     listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
     async requireGallery(appId, gallery) {
       if (!(await store.galleryExists(appId, gallery))) throw new EngineError('GALLERY_NOT_FOUND');

@@ -29,6 +29,8 @@ export interface RecognitionStore {
   listGalleries(appId: string): Promise<string[]>;
   /** the gallery's privacy options (requireConsent, retention) */
   galleryOptions(appId: string, gallery: string): Promise<GalleryOptions>;
+  /** retention from 'lastSeen': these subjects were recognised or verified at `at` */
+  touchSubjects(appId: string, gallery: string, subjects: string[], at: number): Promise<void>;
   /** 5004 when the gallery does not exist */
   listSubjects(appId: string, gallery: string): Promise<string[]>;
   /** 5004 when the gallery does not exist; one key lookup (listing 20k subjects blocked the page ~60 ms) */

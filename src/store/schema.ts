@@ -66,7 +66,8 @@ export type TemplateRecord = z.infer<typeof TemplateRecordSchema>;
 
 /** `subjects` value: a subject exists exactly while it has templates, a gallery while it has subjects. */
 export const SubjectRecordSchema = z.object({ appId: AppIdSchema, gallery: GalleryNameSchema, subject: SubjectIdSchema });
-export type SubjectRecord = z.infer<typeof SubjectRecordSchema>;
+/** `subjects` value: `lastSeen` (epoch ms) is kept only in galleries whose retention counts from it */
+export type SubjectRecord = z.infer<typeof SubjectRecordSchema> & { lastSeen?: number };
 
 /** An enrolled photo as the store hands it out (readGallery). */
 export const ImageRecordSchema = SubjectRecordSchema.extend({ imageKey: z.string(), blob: z.instanceof(Blob) });

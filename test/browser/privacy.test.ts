@@ -47,3 +47,29 @@ describe('consent', () => {
     expect(body(await engine.galleryOptions({ gallery_name: 'gym' }))).toMatchObject({ requireConsent: true });
   });
 });
+
+describe('retention', () => {
+  const DAY = 86_400_000;
+  it("'enrolled': templates older than the days are destroyed; 'lastSeen': a verify keeps the subject until days after it", async () => {
+    const image = await blobOf(obamaUrl);
+    body(await engine.setGalleryOptions({ gallery_name: 'visitors', retention: { days: 30, from: 'enrolled' } }));
+    body(await engine.setGalleryOptions({ gallery_name: 'members', retention: { days: 30, from: 'lastSeen' } }));
+    const visitor = body(await engine.enroll({ image, subject_id: 'obama', gallery_name: 'visitors' }));
+    const enrolledAt = Number(visitor.images[0]!.transaction.timestamp);
+    body(await engine.enroll({ image, subject_id: 'obama', gallery_name: 'members' }));
+    await new Promise((r) => setTimeout(r, 1100));
+    body(await engine.verify({ image, subject_id: 'obama', gallery_name: 'members' })); // seen ≥ 1 s after enrolling
+
+    expect(body(await engine.applyRetention({ now: enrolledAt + 29 * DAY }))).toEqual({ expired: [] });
+    // 30 days and half a second after enrolling: the visitor expires, the member was seen later
+    expect(body(await engine.applyRetention({ now: enrolledAt + 30 * DAY + 500 }))).toEqual({
+      expired: [{ gallery_name: 'visitors', subject_id: 'obama', face_ids: [visitor.face_id] }],
+    });
+    expect(await engine.galleryView({ gallery_name: 'visitors' })).toMatchObject({ Errors: [{ ErrCode: 5004 }] });
+    expect(body(await engine.galleryView({ gallery_name: 'members' })).subject_ids).toEqual(['obama']);
+    // 30 days after it was seen: gone too
+    const later = body(await engine.applyRetention({ now: Date.now() + 30 * DAY + 1000 }));
+    expect(later.expired.map((e) => e.gallery_name)).toEqual(['members']);
+    expect(await engine.galleryView({ gallery_name: 'members' })).toMatchObject({ Errors: [{ ErrCode: 5004 }] });
+  });
+});
