@@ -81,6 +81,15 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       create index changes_by_app on changes (app_id, seq);
     `,
   },
+  {
+    id: 2,
+    name: 'gallery retention',
+    sql: `
+      -- the service destroys templates enrolled more than retention_days ago itself (retention.ts),
+      -- with PostgreSQL's now() as the clock: also for devices that never come back
+      alter table galleries add column retention_days integer check (retention_days between 1 and 36500);
+    `,
+  },
 ];
 
 export async function migrate(pool: Pool): Promise<number[]> {
