@@ -40,6 +40,7 @@ import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
 import {
   ApplyRetentionRequestSchema,
+  AuditLogRequestSchema,
   ForgetRequestSchema,
   GalleryOptionsRequestSchema,
   SetGalleryOptionsRequestSchema,
@@ -50,7 +51,7 @@ import {
   type RetentionResult,
   type SetGalleryOptionsRequest,
 } from '../service/privacy.ts';
-import type { GalleryOptions } from '../store/schema.ts';
+import type { AuditEvent, GalleryOptions } from '../store/schema.ts';
 import { GalleryStore } from '../store/index.ts';
 import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
@@ -196,6 +197,12 @@ export interface Engine {
    * service and every device.
    */
   applyRetention(request?: { now?: number }, options?: CallOptions): Promise<RetentionResult | FaceErrorBody>;
+  /**
+   * The audit log: enroll, verify, recognize, remove, export, import and retention events of the
+   * account (time, gallery, subject; never images or embeddings), oldest first, the newest
+   * `limit` when given; bounded to the newest 10 000. Plain JSON: show it or save it.
+   */
+  auditLog(request?: { limit?: number }, options?: CallOptions): Promise<AuditEvent[] | FaceErrorBody>;
   /** Where an erasure stands: on this device, and on the service (which then tombstones it on every syncing device). */
   erasureStatus(request: ForgetRequest, options?: CallOptions): Promise<ErasureStatus | FaceErrorBody>;
   /** stops the worker; the engine cannot be used afterwards */
@@ -283,6 +290,16 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const tool = <S extends z.ZodType, T>(schema: S, service: (c: ServiceCall<z.output<S>>) => Promise<T>) =>
     (request: unknown, call: CallOptions = {}) => answer(schema, service, 'face', request, call) as Promise<T | FaceErrorBody>;
 
+  /** A gallery tool whose successful calls go in the audit log. */
+  const audited =
+    <P, T extends { gallery_name: string }>(event: 'export' | 'import', service: (c: ServiceCall<P>) => Promise<T>) =>
+    async (call: ServiceCall<P>): Promise<T> => {
+      const result = await service(call);
+      await galleries.audit.append([{ at: Date.now(), appId: call.appId, event, gallery: result.gallery_name }]);
+      return result;
+    };
+  const auditLog = tool(AuditLogRequestSchema, privacy.auditLog);
+
   // retention runs by itself: at start and every hour (expired templates must go even if the app never asks)
   const applyRetention = tool(ApplyRetentionRequestSchema, privacy.applyRetention);
   const sweep = () => void applyRetention({}).catch(() => {});
@@ -307,8 +324,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     mediaGet: typed('mediaGet', 'emotion') as Engine['mediaGet'],
     mediaDelete: typed('mediaDelete', 'emotion') as Engine['mediaDelete'],
     analyticsGet: typed('analyticsGet', 'emotion') as Engine['analyticsGet'],
-    exportGallery: tool(ExportGalleryRequestSchema, tools.exportGallery),
-    importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
+    exportGallery: tool(ExportGalleryRequestSchema, audited('export', tools.exportGallery)),
+    importGallery: tool(ImportGalleryRequestSchema, audited('import', tools.importGallery)),
+    auditLog: (request = {}, o) => auditLog(request, o),
     templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
     forget: tool(ForgetRequestSchema, privacy.forget),
     galleryOptions: tool(GalleryOptionsRequestSchema, privacy.galleryOptions),

@@ -7,7 +7,7 @@ import { IdSchema } from '../api/params.ts';
 import type { ServiceCall } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
 import type { GalleryStore } from '../store/gallery-store.ts';
-import { GalleryOptionsSchema, type GalleryOptions } from '../store/schema.ts';
+import { GalleryOptionsSchema, type AuditEvent, type GalleryOptions } from '../store/schema.ts';
 import { expiredAt } from './retention.ts';
 
 export const ForgetRequestSchema = z.object({ gallery_name: IdSchema, subject_id: IdSchema.optional() });
@@ -43,8 +43,10 @@ export interface ErasureStatus {
 
 export type PrivacyStore = Pick<
   GalleryStore,
-  'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates' | 'galleryOptions' | 'setGalleryOptions' | 'allGalleryOptions' | 'retentionView'
+  'removeSubject' | 'removeGallery' | 'galleryExists' | 'listTemplates' | 'galleryOptions' | 'setGalleryOptions' | 'allGalleryOptions' | 'retentionView' | 'audit'
 >;
+
+export const AuditLogRequestSchema = z.object({ limit: z.number().int().positive().optional() });
 
 export const ApplyRetentionRequestSchema = z.object({
   /** the clock (epoch ms): default now; tests and audits pass their own */
@@ -82,6 +84,7 @@ export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasur
         params.subject_id === undefined
           ? await store.removeGallery(appId, params.gallery_name)
           : (await store.removeSubject(appId, params.gallery_name, params.subject_id)).faceIds;
+      await store.audit.append([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name, count: removed.length }]);
       return { status: 'Complete', gallery_name: params.gallery_name, ...(params.subject_id === undefined ? {} : { subject_id: params.subject_id }), removed_face_ids: removed };
     },
 
@@ -104,7 +107,15 @@ export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasur
           expired.push({ gallery_name: gallery, subject_id: expiry.subject, face_ids: expiry.faceIds });
         }
       }
+      const perGallery = new Map<string, number>();
+      for (const e of expired) perGallery.set(e.gallery_name, (perGallery.get(e.gallery_name) ?? 0) + e.face_ids.length);
+      await store.audit.append([...perGallery].map(([gallery, count]) => ({ at: now, appId, event: 'retention' as const, gallery, count })));
       return { expired };
+    },
+
+    /** The audit log of the account, oldest first (the newest `limit` when given): plain JSON, for the app to show or export. */
+    async auditLog({ appId, params }: ServiceCall<{ limit?: number | undefined }>): Promise<AuditEvent[]> {
+      return (await store.audit.read()).filter((e) => e.appId === appId).slice(-(params.limit ?? Infinity));
     },
 
     async erasureStatus({ appId, params }: ServiceCall<ForgetRequest>): Promise<ErasureStatus> {

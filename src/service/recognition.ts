@@ -85,6 +85,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
         })),
         image,
       );
+      await store.audit([{ at: Date.now(), appId, event: 'enroll', gallery: params.gallery_name, subject: params.subject_id, count: refs.length }]);
       return {
         face_id: refs[0]!.faceId,
         images: faces.map((f, i) => ({
@@ -116,6 +117,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       let best = -1;
       for (const t of templates) best = Math.max(best, dot(query, t.embedding));
       await seen(store, appId, params.gallery_name, [params.subject_id]);
+      await store.audit([{ at: Date.now(), appId, event: 'verify', gallery: params.gallery_name, subject: params.subject_id }]);
       return {
         images: [
           {
@@ -162,7 +164,15 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
           candidates,
         });
       }
-      await seen(store, appId, params.gallery_name, images.flatMap((image) => (image.transaction.subject_id ? [image.transaction.subject_id] : [])));
+      const matched = images.flatMap((image) => (image.transaction.subject_id ? [image.transaction.subject_id] : []));
+      await seen(store, appId, params.gallery_name, matched);
+      // one event per matched subject (who was recognised), or one without a subject when nobody was
+      const at = Date.now();
+      await store.audit(
+        matched.length > 0
+          ? [...new Set(matched)].map((subject) => ({ at, appId, event: 'recognize' as const, gallery: params.gallery_name, subject }))
+          : [{ at, appId, event: 'recognize', gallery: params.gallery_name, count: 0 }],
+      );
       return { images };
     },
 
@@ -181,11 +191,14 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
 
     async galleryRemove({ appId, params }) {
       await store.removeGallery(appId, params.gallery_name);
+      await store.audit([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name }]);
       return { status: 'Complete', message: `gallery name ${params.gallery_name} was removed` };
     },
 
     async galleryRemoveSubject({ appId, params }) {
       await store.removeSubject(appId, params.gallery_name, params.subject_id, params.face_id);
+      // removals never name the subject: an erased subject's name leaves the log with it
+      await store.audit([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name }]);
       return {
         status: 'Complete',
         message: params.face_id

@@ -34,6 +34,7 @@ import {
   type SubjectKey,
   type TemplateRecord,
 } from './schema.ts';
+import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
@@ -47,6 +48,8 @@ export interface GalleryStoreOptions {
   broadcast?: boolean;
   /** bound of one transaction, and of opening the database, in ms (default 20 000); past it the work is aborted and reported */
   timeoutMs?: number;
+  /** audit events kept (default AUDIT_MAX_EVENTS); small values are for tests */
+  auditMaxEvents?: number;
 }
 
 /** A template as gallery/view_subject lists it. */
@@ -199,6 +202,8 @@ export class GalleryStore {
   private journalOf: Journal | undefined;
   /** the sync's outbox, in this database (its entries are written by the journal) */
   readonly outbox: OutboxStore = new OutboxStore(() => this.db(), (tx, work) => this.bounded(tx, work));
+  /** the audit log, in this database (removals scrub erased subjects' names from it) */
+  readonly audit: AuditLog;
   private connection: Promise<Db> | undefined;
   private closed = false;
 
@@ -210,6 +215,7 @@ export class GalleryStore {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     this.feed = new ChangeFeed(this.channelName, this.id, options.broadcast ?? true);
+    this.audit = new AuditLog(() => this.db(), (tx, work) => this.bounded(tx, work), options.auditMaxEvents);
   }
 
   /** Opens (creating or upgrading) the database; rejects with UNAVAILABLE if it can't. */
@@ -424,6 +430,7 @@ export class GalleryStore {
       const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
       await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
+      await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
       this.journalize(tx.objectStore('outbox'), { kind: 'removedGallery', appId, gallery }, enqueue);
       return removed;
     });
@@ -467,6 +474,8 @@ export class GalleryStore {
       const faceIds = removed.map((t) => t.faceId);
       await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
       this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
+      // the subject is gone (its last template was removed): its name leaves the audit log too
+      if ((await templates.count(subjectRange)) === 0) await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue);
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
       return { faceIds, galleryRemoved };
     });

@@ -2,7 +2,7 @@
 // storage and search, implemented over IndexedDB and the in-memory search index by
 // recognition-adapter.ts; see src/engine/engine.ts for the wiring.
 import type { Attributes } from '../api/detect-schema.ts';
-import type { GalleryOptions } from './schema.ts';
+import type { AuditEvent, GalleryOptions } from './schema.ts';
 
 export interface NewTemplate {
   embedding: Float32Array;
@@ -29,6 +29,8 @@ export interface RecognitionStore {
   listGalleries(appId: string): Promise<string[]>;
   /** the gallery's privacy options (requireConsent, retention) */
   galleryOptions(appId: string, gallery: string): Promise<GalleryOptions>;
+  /** appends to the audit log (never images or embeddings) */
+  audit(events: AuditEvent[]): Promise<void>;
   /** retention from 'lastSeen': these subjects were recognised or verified at `at` */
   touchSubjects(appId: string, gallery: string, subjects: string[], at: number): Promise<void>;
   /** 5004 when the gallery does not exist */

@@ -156,6 +156,22 @@ export const GalleryOptionsSchema = z.object({
 export type GalleryOptions = z.infer<typeof GalleryOptionsSchema>;
 export type GalleryOptionsRecord = GalleryOptions & { appId: string; gallery: string };
 
+/** What the audit log records: which call touched which gallery (and subject), never images or embeddings. */
+export const AuditEventSchema = z.object({
+  /** epoch ms */
+  at: z.number(),
+  appId: AppIdSchema,
+  event: z.enum(['enroll', 'verify', 'recognize', 'remove', 'export', 'import', 'retention']),
+  gallery: z.string(),
+  /** absent for gallery-wide events, and once the subject was erased (its name is scrubbed) */
+  subject: z.string().optional(),
+  /** templates enrolled, removed or expired; subjects matched */
+  count: z.number().int().nonnegative().optional(),
+  /** the subject named here was erased since: its name was removed from this event */
+  erased: z.literal(true).optional(),
+});
+export type AuditEvent = z.infer<typeof AuditEventSchema>;
+
 export type TemplateKey = [appId: string, gallery: string, subject: string, faceId: string];
 export type SubjectKey = [appId: string, gallery: string, subject: string];
 export type ImageKey = [appId: string, gallery: string, subject: string, imageKey: string];
@@ -170,12 +186,14 @@ export interface GalleryDB extends DBSchema {
   outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
   /** per gallery: its privacy options (requireConsent, retention) */
   options: { key: [appId: string, gallery: string]; value: GalleryOptionsRecord };
+  /** the audit log, oldest first (auto-increment), bounded; `bySubject` finds the events to scrub on erasure */
+  audit: { key: number; value: AuditEvent; indexes: { bySubject: SubjectKey } };
 }
 
 /** The stores keyed by [appId, gallery, …]: a gallery's data is one key range in each. */
 export const STORE_NAMES = ['templates', 'subjects', 'images', 'segments'] as const satisfies readonly StoreNames<GalleryDB>[];
 /** What a write's transaction covers: the gallery's stores and the sync's outbox. */
-export const WRITE_STORES = [...STORE_NAMES, 'outbox'] as const satisfies readonly StoreNames<GalleryDB>[];
+export const WRITE_STORES = [...STORE_NAMES, 'outbox', 'audit'] as const satisfies readonly StoreNames<GalleryDB>[];
 
 /**
  * Brings a database from `oldVersion` to DB_VERSION, one step per version, inside the
@@ -201,6 +219,8 @@ export function upgrade(
     const outbox = db.createObjectStore('outbox', { autoIncrement: true });
     outbox.createIndex('byTemplate', 'template'); // sparse: only queued enrolls name a template
     db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
+    // sparse: gallery-wide events (no subject) are not in it
+    db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
   }
   // if (oldVersion < 3) {
   //   Version 3 goes here, e.g. a new segment layout (say int8-quantised vectors): the

@@ -73,3 +73,31 @@ describe('retention', () => {
     expect(await engine.galleryView({ gallery_name: 'members' })).toMatchObject({ Errors: [{ ErrCode: 5004 }] });
   });
 });
+
+describe('audit log', () => {
+  it('records enroll, verify, recognize, export and remove without images or embeddings; the erased subject’s name leaves it', async () => {
+    const image = await blobOf(obamaUrl);
+    body(await engine.enroll({ image, subject_id: 'audited', gallery_name: 'front' }));
+    body(await engine.verify({ image, subject_id: 'audited', gallery_name: 'front' }));
+    body(await engine.recognize({ image, gallery_name: 'front' }));
+    body(await engine.exportGallery({ gallery_name: 'front' }));
+    let log = body(await engine.auditLog()).filter((e) => e.gallery === 'front');
+    expect(log.map((e) => [e.event, e.gallery, e.subject])).toEqual([
+      ['enroll', 'front', 'audited'],
+      ['verify', 'front', 'audited'],
+      ['recognize', 'front', 'audited'],
+      ['export', 'front', undefined],
+    ]);
+    for (const e of log) expect(Object.keys(e).every((k) => ['at', 'appId', 'event', 'gallery', 'subject', 'count', 'erased'].includes(k))).toBe(true);
+    body(await engine.forget({ gallery_name: 'front', subject_id: 'audited' }));
+    log = body(await engine.auditLog()).filter((e) => e.gallery === 'front');
+    expect(log.map((e) => [e.event, e.subject, e.erased])).toEqual([
+      ['enroll', undefined, true],
+      ['verify', undefined, true],
+      ['recognize', undefined, true],
+      ['export', undefined, undefined],
+      ['remove', undefined, undefined],
+    ]);
+    expect(body(await engine.auditLog({ limit: 1 }))).toHaveLength(1);
+  });
+});

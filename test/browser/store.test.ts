@@ -281,6 +281,22 @@ describe('transactions', () => {
     expect(journaled).toEqual(['added', 'added', 'removedTemplates', 'removedTemplates', 'removedGallery']);
   });
 
+  it('the audit log keeps the newest events within its bound; erasing a subject scrubs its name from them', async () => {
+    const store = await openStore({ auditMaxEvents: 100 });
+    for (let i = 0; i < 250; i++) await store.audit.append([{ at: i, appId: 'app', event: 'verify', gallery: 'g', subject: `s${i % 3}` }]);
+    const kept = await store.audit.read();
+    expect(kept.length).toBeGreaterThanOrEqual(100);
+    expect(kept.length).toBeLessThanOrEqual(101); // trimmed every 1% of the bound
+    expect(kept.at(-1)!.at).toBe(249);
+    expect(kept.map((e) => e.at)).toEqual([...kept.map((e) => e.at)].sort((a, b) => a - b));
+    await store.addTemplates('app', 'g', 's1', [template()]);
+    await store.removeSubject('app', 'g', 's1');
+    const after = await store.audit.read();
+    expect(after.some((e) => e.subject === 's1')).toBe(false);
+    expect(after.filter((e) => e.erased).length).toBe(kept.filter((e) => e.subject === 's1').length);
+    expect(after.filter((e) => e.subject === 's2').length).toBe(kept.filter((e) => e.subject === 's2').length);
+  });
+
   it('concurrent writes and removals serialise: nothing lost, segments consistent', async () => {
     const store = await openStore({ segmentRows: 5 });
     const first = await store.addTemplates('app', 'g', 's0', [template(), template(), template()]);
@@ -376,7 +392,7 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
     const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
     expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
     expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
