@@ -295,7 +295,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     <P, T extends { gallery_name: string }>(event: 'export' | 'import', service: (c: ServiceCall<P>) => Promise<T>) =>
     async (call: ServiceCall<P>): Promise<T> => {
       const result = await service(call);
-      await galleries.audit.append([{ at: Date.now(), appId: call.appId, event, gallery: result.gallery_name }]);
+      await galleries.audit.note([{ at: Date.now(), appId: call.appId, event, gallery: result.gallery_name }]);
       return result;
     };
   const auditLog = tool(AuditLogRequestSchema, privacy.auditLog);

@@ -84,7 +84,7 @@ export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasur
         params.subject_id === undefined
           ? await store.removeGallery(appId, params.gallery_name)
           : (await store.removeSubject(appId, params.gallery_name, params.subject_id)).faceIds;
-      await store.audit.append([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name, count: removed.length }]);
+      await store.audit.note([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name, count: removed.length }]);
       return { status: 'Complete', gallery_name: params.gallery_name, ...(params.subject_id === undefined ? {} : { subject_id: params.subject_id }), removed_face_ids: removed };
     },
 
@@ -109,7 +109,7 @@ export function privacyTools(store: PrivacyStore, serviceErasure?: ServiceErasur
       }
       const perGallery = new Map<string, number>();
       for (const e of expired) perGallery.set(e.gallery_name, (perGallery.get(e.gallery_name) ?? 0) + e.face_ids.length);
-      await store.audit.append([...perGallery].map(([gallery, count]) => ({ at: now, appId, event: 'retention' as const, gallery, count })));
+      await store.audit.note([...perGallery].map(([gallery, count]) => ({ at: now, appId, event: 'retention' as const, gallery, count })));
       return { expired };
     },
 

@@ -54,6 +54,14 @@ export class AuditLog {
     });
   }
 
+  /**
+   * Appends after the call it records has succeeded: best effort, never failing that call (a
+   * full quota must not make a committed enroll look failed, nor stop recognitions).
+   */
+  note(events: readonly AuditEvent[]): Promise<void> {
+    return this.append(events).catch(() => {});
+  }
+
   /** Every event, oldest first. */
   async read(): Promise<AuditEvent[]> {
     const tx = (await this.db()).transaction('audit');

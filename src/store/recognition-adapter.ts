@@ -29,7 +29,7 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
     },
     listGalleries: (appId) => store.listGalleries(appId),
     galleryOptions: (appId, gallery) => store.galleryOptions(appId, gallery),
-    audit: (events) => store.audit.append(events),
+    audit: (events) => store.audit.note(events),
     touchSubjects: (appId, gallery, subjects, at) => store.touchSubjects(appId, gallery, subjects, at),
     listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
     async requireGallery(appId, gallery) {

@@ -29,7 +29,7 @@ export interface RecognitionStore {
   listGalleries(appId: string): Promise<string[]>;
   /** the gallery's privacy options (requireConsent, retention) */
   galleryOptions(appId: string, gallery: string): Promise<GalleryOptions>;
-  /** appends to the audit log (never images or embeddings) */
+  /** appends to the audit log (never images or embeddings); best effort: never rejects */
   audit(events: AuditEvent[]): Promise<void>;
   /** retention from 'lastSeen': these subjects were recognised or verified at `at` */
   touchSubjects(appId: string, gallery: string, subjects: string[], at: number): Promise<void>;
