@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncOptionsInput, SyncStatus } from '../../src/sync/index.ts';
-import { startPages, until, type Client, type Pages } from './helpers/pages.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { startWorld, until, type Client, type Pages, type World } from './helpers/pages.ts';
+import { ROOT, type Service } from './helpers/service.ts';
 
 const FACES = path.resolve(ROOT, '../shared/data/faces');
 const photo = (file: string) => readFileSync(path.join(FACES, file)).toString('base64');
@@ -22,15 +22,11 @@ let pages: Pages;
 const client = (sync: Partial<SyncOptionsInput> | undefined): Promise<Client> =>
   pages.open(sync && { url: service.url, appId: APP.id, appKey: APP.key, ...sync });
 
+let world: World | undefined;
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
-  pages = await startPages();
+  ({ service, pages } = world = await startWorld(APP));
 }, 180_000);
-
-afterAll(async () => {
-  await pages?.close();
-  await service?.close();
-});
+afterAll(() => world?.close());
 
 describe('two browsers, one gallery', () => {
   let a: Client;

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPages, until, type Client, type Pages } from './helpers/pages.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { startWorld, type Client, type Pages, type World } from './helpers/pages.ts';
+import { ROOT, type Service } from './helpers/service.ts';
 
 const OBAMA = readFileSync(path.resolve(ROOT, '../shared/data/faces/obama/obama.jpg')).toString('base64');
 const APP = { id: 'crash-team', key: 'crash-team-key' };
@@ -23,9 +23,9 @@ let context: BrowserContext;
 let b: Client;
 const sync = () => ({ url: service.url, appId: APP.id, appKey: APP.key });
 
+let world: World | undefined;
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
-  pages = await startPages();
+  ({ service, pages } = world = await startWorld(APP));
   // device A: one context (its IndexedDB outlives a crashed tab, as a profile's does); B: another
   context = await pages.browser.newContext();
   await context.exposeBinding('crashPoint', ({ page }) => crash(page));
@@ -34,8 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close().catch(() => {});
-  await pages?.close();
-  await service?.close();
+  await world?.close();
 });
 
 /** Kills the tab's renderer (what an out-of-memory kill or a crash does). */

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ErasureStatus } from '../../src/service/privacy.ts';
-import { startPages, type Pages } from './helpers/pages.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { startWorld, type Pages, type World } from './helpers/pages.ts';
+import { ROOT, type Service } from './helpers/service.ts';
 
 const FACES = path.resolve(ROOT, '../shared/data/faces');
 const ERIN_PHOTO = readFileSync(path.join(FACES, 'obama/obama.jpg'));
@@ -21,15 +21,11 @@ const KEEP = 'keep-51d2e8';
 let service: Service;
 let pages: Pages;
 
+let world: World | undefined;
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
-  pages = await startPages();
+  ({ service, pages } = world = await startWorld(APP));
 }, 180_000);
-
-afterAll(async () => {
-  await pages?.close();
-  await service?.close();
-});
+afterAll(() => world?.close());
 
 /** 16-byte runs of `bytes` as hex, every `step` bytes: any one of them found in a dump is a trace */
 const runs = (bytes: Uint8Array, step = 16) => Array.from({ length: Math.floor(bytes.length / step) }, (_, i) => Buffer.from(bytes.subarray(i * step, i * step + 16)).toString('hex'));

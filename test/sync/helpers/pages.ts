@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { chromiumArgs, chromiumPath } from '../../../tools/browser-env.ts';
-import { ROOT } from './service.ts';
+import { ROOT, freshDatabase, startService, type Service } from './service.ts';
 
 export interface Client {
   context: BrowserContext;
@@ -61,6 +61,26 @@ export async function startPages(): Promise<Pages> {
       for (const c of contexts) await c.close().catch(() => {});
       await browser.close();
       await vite.close();
+    },
+  };
+}
+
+export interface World {
+  service: Service;
+  pages: Pages;
+  close(): Promise<void>;
+}
+
+/** A fresh database with one app, a service on it, and the pages: what the browser sync tests start from. */
+export async function startWorld(app: { id: string; key: string }): Promise<World> {
+  const service = await startService(await freshDatabase(), { apps: { [app.id]: app.key } });
+  const pages = await startPages();
+  return {
+    service,
+    pages,
+    close: async () => {
+      await pages.close();
+      await service.close();
     },
   };
 }
