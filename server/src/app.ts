@@ -4,13 +4,13 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
-import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema } from '../../src/sync/protocol.ts';
+import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema, RetentionPutSchema } from '../../src/sync/protocol.ts';
 import { Authenticator } from './apps.ts';
 import type { Config } from './config.ts';
 import { transaction } from './db.ts';
 import { SyncError, issueMessage, replyWithError } from './errors.ts';
 import { listGalleries, putGallery } from './galleries.ts';
-import { RetentionPutSchema, putRetention } from './retention.ts';
+import { putRetention } from './retention.ts';
 import type { NotifyHub } from './notify.ts';
 import { pull } from './pull.ts';
 import { AppRateLimit } from './rate-limit.ts';

@@ -5,16 +5,14 @@
 // every device that syncs removes it too. Run by a timer in each process; the per-app lock
 // makes concurrent runs and pushes take turns, and an already-tombstoned template is skipped.
 import type { Pool } from 'pg';
-import { z } from 'zod';
+import type { RetentionSettings } from '../../src/sync/protocol.ts';
 import { transaction } from './db.ts';
 import { tombstone } from './push.ts';
 
 const DAY_MS = 86_400_000;
 
-export const RetentionPutSchema = z.object({ days: z.number().int().min(1).max(36_500).nullable() });
-
 /** Sets (or with null clears) a gallery's retention; creates the gallery's row if needed. */
-export async function putRetention(pool: Pool, appId: string, gallery: string, days: number | null): Promise<{ gallery: string; retention_days: number | null }> {
+export async function putRetention(pool: Pool, appId: string, gallery: string, days: number | null): Promise<RetentionSettings> {
   await pool.query(
     `insert into galleries (app_id, gallery, encryption, model_id, created_seq, retention_days) values ($1, $2, null, null, nextval('change_seq'), $3)
      on conflict (app_id, gallery) do update set retention_days = excluded.retention_days`,

@@ -141,6 +141,16 @@ export class Outbox {
     await this.db.put('state', held, `held:${this.scope}`);
   }
 
+  /** per gallery, the retention days last given to the service (null: none) */
+  async sharedRetention(): Promise<Record<string, number | null>> {
+    const value = await this.db.get('state', `retention:${this.scope}`);
+    return value && typeof value === 'object' ? { ...(value as Record<string, number | null>) } : {};
+  }
+
+  async setSharedRetention(shared: Record<string, number | null>): Promise<void> {
+    await this.db.put('state', shared, `retention:${this.scope}`);
+  }
+
   async lastSyncedAt(): Promise<number | null> {
     const value = await this.db.get('state', `synced:${this.scope}`);
     return typeof value === 'number' ? value : null;

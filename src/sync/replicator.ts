@@ -119,6 +119,7 @@ export class Replicator {
           await this.reconcile();
           this.reconciled = true;
         }
+        await this.shareRetention();
         const pushHeld = await this.pushAll();
         const pullHeld = await this.pullAll();
         // reported after both: one gallery's trouble does not stop the others
@@ -192,6 +193,24 @@ export class Replicator {
       status.update({ pending: await outbox.count() });
     }
     return blocked.values().next().value;
+  }
+
+  /**
+   * Tells the service each shared gallery's retention counted from enrollment, so it destroys
+   * expired templates itself, also when no device comes back ('lastSeen' is the devices' to
+   * enforce: the service does not know when a subject was seen). Sent once per change.
+   */
+  private async shareRetention(): Promise<void> {
+    const { applier, appId, client, outbox } = this.deps;
+    const shared = await outbox.sharedRetention();
+    for (const { gallery, retention } of await applier.allGalleryOptions(appId)) {
+      if (!this.shares(gallery)) continue;
+      const days = retention?.from === 'enrolled' ? retention.days : null;
+      if ((shared[gallery] ?? null) === days) continue;
+      await client.putRetention(gallery, days);
+      shared[gallery] = days;
+      await outbox.setSharedRetention(shared);
+    }
   }
 
   /**

@@ -71,6 +71,11 @@ it('forget: no trace of the subject in any IndexedDB store of either device, nor
   const answer = await a.call<{ images: { candidates?: { subject_id: string }[] }[] }>('recognize', GALLERY, ERIN_PHOTO.toString('base64'));
   expect(JSON.stringify(answer)).not.toContain(ERIN);
 
+  // a gallery's retention counted from enrollment reaches the service with the next sync
+  await a.call('setGalleryOptions', { gallery_name: GALLERY, retention: { days: 365, from: 'enrolled' } });
+  await a.call('syncNow');
+  expect((await service.pool.query('select retention_days from galleries where app_id = $1 and gallery = $2', [APP.id, GALLERY])).rows).toEqual([{ retention_days: 365 }]);
+
   const rows = await service.pool.query('select embedding, photo, sealed, box, attributes, quality, removed_seq from templates where app_id = $1 and template_id = any($2)', [APP.id, erinIds]);
   expect(rows.rowCount).toBe(2);
   for (const row of rows.rows) expect(row).toMatchObject({ embedding: null, photo: null, sealed: null, box: null, attributes: null, quality: null, removed_seq: expect.any(String) });

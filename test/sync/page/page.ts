@@ -42,6 +42,7 @@ const api = {
     } as typeof original;
     return true;
   },
+  setGalleryOptions: async (request: Parameters<Engine['setGalleryOptions']>[0]) => need().setGalleryOptions(request),
   forget: async (request: { gallery_name: string; subject_id?: string }) => need().forget(request),
   erasureStatus: async (request: { gallery_name: string; subject_id?: string }) => need().erasureStatus(request),
   /**
