@@ -207,7 +207,14 @@ export class Replicator {
       if (!this.shares(gallery)) continue;
       const days = retention?.from === 'enrolled' ? retention.days : null;
       if ((shared[gallery] ?? null) === days) continue;
-      await client.putRetention(gallery, days);
+      try {
+        await client.putRetention(gallery, days);
+      } catch (error) {
+        // unreachable: the run fails as it would at the push; refused (an older service without the route): said, not fatal
+        if (error instanceof SyncError && error.code === 'OFFLINE') throw error;
+        this.deps.status.warn({ code: 'REJECTED', gallery, message: `${gallery}: the service did not take its retention: ${toSyncFailure(error).message}` });
+        continue;
+      }
       shared[gallery] = days;
       await outbox.setSharedRetention(shared);
     }
