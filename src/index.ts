@@ -41,3 +41,4 @@ export type { WatchSource } from './live/frame-source.ts';
 export { LIVE_ANALYSES, type LiveAnalyses, type LiveEmotions, type LiveFace, type LiveFrame, type WatchOptionsInput } from './live/options.ts';
 // team galleries (createEngine({ sync }), engine.syncStatus()): docs/sync.md
 export type { SyncFailure, SyncFailureCode, SyncOptionsInput, SyncStatus, SyncStatusListener } from './sync/index.ts';
+export type { ErasureStatus, ForgetRequest, ForgetResult } from './service/privacy.ts';

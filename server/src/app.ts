@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
-import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema } from '../../src/sync/protocol.ts';
+import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema, RetentionPutSchema } from '../../src/sync/protocol.ts';
 import { Authenticator } from './apps.ts';
 import type { Config } from './config.ts';
 import { transaction } from './db.ts';
 import { SyncError, issueMessage, replyWithError } from './errors.ts';
 import { listGalleries, putGallery } from './galleries.ts';
+import { putRetention } from './retention.ts';
 import type { NotifyHub } from './notify.ts';
 import { pull } from './pull.ts';
 import { AppRateLimit, GlobalRateLimit } from './rate-limit.ts';
@@ -149,6 +150,12 @@ export async function buildApp({ pool, readPool = pool, hub, config, logger = fa
     const gallery = parsed(NameSchema, (request.params as { gallery: string }).gallery, 'BAD_REQUEST', 'gallery: ');
     const body = parsed(GalleryPutSchema, request.body);
     return putGallery(pool, request.appId, gallery, body.encryption);
+  });
+
+  // retention the service enforces itself (retention.ts): { days } or { days: null }
+  app.put('/v1/galleries/:gallery/retention', async (request) => {
+    const gallery = parsed(NameSchema, (request.params as { gallery: string }).gallery, 'BAD_REQUEST', 'gallery: ');
+    return putRetention(pool, request.appId, gallery, parsed(RetentionPutSchema, request.body).days);
   });
 
   // Server-sent events: "change" events carry the newest seq (or 0 after a lost connection

@@ -11,6 +11,7 @@ import { createPool } from './db.ts';
 import { startLocalPostgres, type LocalPostgres } from './local-postgres.ts';
 import { migrate } from './migrations.ts';
 import { NotifyHub } from './notify.ts';
+import { startRetentionJob } from './retention.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -50,7 +51,10 @@ async function main(): Promise<void> {
   const app = await buildApp({ pool, ...(readPool ? { readPool } : {}), hub, config, logger: { level: config.SYNC_LOG_LEVEL } });
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   console.log(`sync: serving on ${address} (pid ${process.pid})`);
+  // galleries' retention, by PostgreSQL's clock (SYNC_RETENTION_EVERY_MS, default hourly)
+  const stopRetention = startRetentionJob(pool, Number(process.env.SYNC_RETENTION_EVERY_MS ?? 3_600_000));
   const shutdown = async () => {
+    stopRetention();
     await app.close();
     await hub.stop();
     await pool.end();

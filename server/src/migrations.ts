@@ -95,6 +95,15 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       );
     `,
   },
+  {
+    id: 3,
+    name: 'gallery retention',
+    sql: `
+      -- the service destroys templates enrolled more than retention_days ago itself (retention.ts),
+      -- with PostgreSQL's now() as the clock: also for devices that never come back
+      alter table galleries add column retention_days integer check (retention_days between 1 and 36500);
+    `,
+  },
 ];
 
 export async function migrate(pool: Pool): Promise<number[]> {

@@ -168,8 +168,8 @@ function enroll(state: BatchState, change: EnrollChange): PushResult {
   return { change_id: change.change_id, status: 'accepted', seq };
 }
 
-/** Tombstones the live templates `where` selects; returns their ids. */
-async function tombstone(db: PoolClient, seq: number, where: string, params: unknown[]): Promise<string[]> {
+/** Tombstones the live templates `where` selects ($1 is the seq, $2 the app); returns their ids. */
+export async function tombstone(db: PoolClient, seq: number, where: string, params: unknown[]): Promise<string[]> {
   const rows = await db.query<{ template_id: string; gallery: string; subject: string }>(
     `update templates set ${TOMBSTONE} where ${where} and removed_seq is null returning template_id, gallery, subject`,
     [seq, ...params],

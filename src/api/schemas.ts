@@ -18,6 +18,21 @@ export * from './params.ts';
 export { DetectRequestSchema };
 export type { DetectRequest } from './detect-schema.ts';
 
+/**
+ * A consent record (BIPA: written consent before collection; GDPR Art. 9(2)(a)): who gave it,
+ * when, for what purpose, and which version of the consent text they saw. Stored with every
+ * template of the enroll (attributes.consent), so it travels with the subject (gallery files,
+ * sync — inside the ciphertext when encrypted) and is removed with it.
+ */
+export const ConsentSchema = z.object({
+  given_by: z.string().min(1).max(256),
+  /** ISO 8601 date-time, e.g. 2026-11-27T09:30:00Z */
+  given_at: z.iso.datetime({ offset: true }),
+  purpose: z.string().min(1).max(1000),
+  text_version: z.string().min(1).max(256),
+});
+export type Consent = z.infer<typeof ConsentSchema>;
+
 export const EnrollRequestSchema = z.object({
   image: ImageSchema,
   subject_id: IdSchema,
@@ -25,6 +40,8 @@ export const EnrollRequestSchema = z.object({
   minHeadScale: MinHeadScaleSchema.optional(),
   multiple_faces: MultipleFacesSchema.optional(),
   selector: SelectorSchema.optional(),
+  /** required by galleries with requireConsent (else 1002) */
+  consent: ConsentSchema.optional(),
 });
 export type EnrollRequest = z.infer<typeof EnrollRequestSchema>;
 

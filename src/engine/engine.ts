@@ -38,6 +38,20 @@ import {
 import { recognitionServices } from '../service/recognition.ts';
 import type { VisionPort } from '../service/vision-port.ts';
 import type { GalleryFile } from '../store/gallery-file.ts';
+import {
+  ApplyRetentionRequestSchema,
+  AuditLogRequestSchema,
+  ForgetRequestSchema,
+  GalleryOptionsRequestSchema,
+  SetGalleryOptionsRequestSchema,
+  privacyTools,
+  type ErasureStatus,
+  type ForgetRequest,
+  type ForgetResult,
+  type RetentionResult,
+  type SetGalleryOptionsRequest,
+} from '../service/privacy.ts';
+import type { AuditEvent, GalleryOptions } from '../store/schema.ts';
 import { GalleryStore } from '../store/index.ts';
 import { RemoteSearchIndex } from '../store/remote-search-index.ts';
 import { recognitionStore } from '../store/recognition-adapter.ts';
@@ -167,9 +181,36 @@ export interface Engine {
   onSyncStatus(listener: SyncStatusListener): () => void;
   /** sync: push and pull now; resolves with the status after */
   syncNow(): Promise<SyncStatus>;
+  /**
+   * Erasure: removes a subject (or, without subject_id, a whole gallery) with its templates,
+   * stored photos and search-index rows, and with sync its queued enrolls; the removal is queued
+   * for the service in the same transaction (docs/privacy.md).
+   */
+  forget(request: ForgetRequest, options?: CallOptions): Promise<ForgetResult | FaceErrorBody>;
+  /** A gallery's privacy options on this device (requireConsent, retention; docs/privacy.md). */
+  galleryOptions(request: { gallery_name: string }, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
+  /** Sets them; the gallery need not exist yet, and they outlive its removal. */
+  setGalleryOptions(request: SetGalleryOptionsRequest, options?: CallOptions): Promise<(GalleryOptions & { gallery_name: string }) | FaceErrorBody>;
+  /**
+   * Destroys the templates every gallery's retention has expired (run at start and hourly by
+   * the engine itself; `now` (epoch ms) replaces the clock). With sync the removals reach the
+   * service and every device.
+   */
+  applyRetention(request?: { now?: number }, options?: CallOptions): Promise<RetentionResult | FaceErrorBody>;
+  /**
+   * The audit log: enroll, verify, recognize, remove, export, import and retention events of the
+   * account (time, gallery, subject; never images or embeddings), oldest first, the newest
+   * `limit` when given; bounded to the newest 10 000. Plain JSON: show it or save it.
+   */
+  auditLog(request?: { limit?: number }, options?: CallOptions): Promise<AuditEvent[] | FaceErrorBody>;
+  /** Where an erasure stands: on this device, and on the service (which then tombstones it on every syncing device). */
+  erasureStatus(request: ForgetRequest, options?: CallOptions): Promise<ErasureStatus | FaceErrorBody>;
   /** stops the worker; the engine cannot be used afterwards */
   close(): void;
 }
+
+/** how often the engine applies its galleries' retention by itself */
+const RETENTION_SWEEP_MS = 3_600_000;
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const started = performance.now();
@@ -220,6 +261,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const sync: Sync | undefined = options.sync
     ? await startSync(options.sync, { store: galleries, appId: api.appId, storageName: api.storageName, timeoutMs: api.storageTimeoutMs })
     : undefined;
+  // erasure: its service side is the sync's outbox
+  const privacy = privacyTools(galleries, sync && ((appId, gallery, subject) => sync.erasure(appId, gallery, subject)));
 
   /** Validates `request`, runs `service` as the call's account; errors become the family's error body. */
   const answer = async <S extends z.ZodType, T>(
@@ -247,6 +290,22 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const tool = <S extends z.ZodType, T>(schema: S, service: (c: ServiceCall<z.output<S>>) => Promise<T>) =>
     (request: unknown, call: CallOptions = {}) => answer(schema, service, 'face', request, call) as Promise<T | FaceErrorBody>;
 
+  /** A gallery tool whose successful calls go in the audit log. */
+  const audited =
+    <P, T extends { gallery_name: string }>(event: 'export' | 'import', service: (c: ServiceCall<P>) => Promise<T>) =>
+    async (call: ServiceCall<P>): Promise<T> => {
+      const result = await service(call);
+      await galleries.audit.note([{ at: Date.now(), appId: call.appId, event, gallery: result.gallery_name }]);
+      return result;
+    };
+  const auditLog = tool(AuditLogRequestSchema, privacy.auditLog);
+
+  // retention runs by itself: at start and every hour (expired templates must go even if the app never asks)
+  const applyRetention = tool(ApplyRetentionRequestSchema, privacy.applyRetention);
+  const sweep = () => void applyRetention({}).catch(() => {});
+  sweep();
+  const retentionTimer = setInterval(sweep, RETENTION_SWEEP_MS);
+
   return {
     backend,
     appId: api.appId,
@@ -265,9 +324,15 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     mediaGet: typed('mediaGet', 'emotion') as Engine['mediaGet'],
     mediaDelete: typed('mediaDelete', 'emotion') as Engine['mediaDelete'],
     analyticsGet: typed('analyticsGet', 'emotion') as Engine['analyticsGet'],
-    exportGallery: tool(ExportGalleryRequestSchema, tools.exportGallery),
-    importGallery: tool(ImportGalleryRequestSchema, tools.importGallery),
+    exportGallery: tool(ExportGalleryRequestSchema, audited('export', tools.exportGallery)),
+    importGallery: tool(ImportGalleryRequestSchema, audited('import', tools.importGallery)),
+    auditLog: (request = {}, o) => auditLog(request, o),
     templateImage: tool(TemplateImageRequestSchema, tools.templateImage),
+    forget: tool(ForgetRequestSchema, privacy.forget),
+    galleryOptions: tool(GalleryOptionsRequestSchema, privacy.galleryOptions),
+    setGalleryOptions: tool(SetGalleryOptionsRequestSchema, privacy.setGalleryOptions),
+    applyRetention: (request = {}, o) => applyRetention(request, o),
+    erasureStatus: tool(ForgetRequestSchema, privacy.erasureStatus),
     subjectTemplates: tool(SubjectTemplatesRequestSchema, tools.subjectTemplates),
     warmUp: async () => {
       const begun = performance.now();
@@ -288,6 +353,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     onSyncStatus: (listener) => sync?.subscribe(listener) ?? (() => {}),
     syncNow: async () => (sync ? sync.syncNow() : DISABLED_STATUS),
     close: () => {
+      clearInterval(retentionTimer);
       sync?.close();
       closing.abort();
       void media.close();

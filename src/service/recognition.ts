@@ -46,12 +46,25 @@ function embeddingOf(face: FaceAnalysis): Float32Array {
   return e;
 }
 
+/** Retention from 'lastSeen' counts from the last recognise or verify: recorded only where a gallery asks for it. */
+async function seen(store: RecognitionStore, appId: string, gallery: string, subjects: string[]): Promise<void> {
+  if (subjects.length === 0 || (await store.galleryOptions(appId, gallery)).retention?.from !== 'lastSeen') return;
+  await store.touchSubjects(appId, gallery, subjects, Date.now());
+}
+
 export function recognitionServices(vision: VisionPort, store: RecognitionStore): Pick<
   Services,
   'enroll' | 'verify' | 'recognize' | 'galleryListAll' | 'galleryView' | 'galleryViewSubject' | 'galleryRemove' | 'galleryRemoveSubject'
 > {
   return {
     async enroll({ appId, storeImage, params }: ServiceCall<ServiceParams<'enroll'>>): Promise<EnrollResponse> {
+      // before any image work: a gallery that requires consent refuses an enroll without it
+      if (!params.consent && (await store.galleryOptions(appId, params.gallery_name)).requireConsent) {
+        throw new EngineError(
+          'MISSING_PARAMETER',
+          `consent is required: gallery ${params.gallery_name} enrolls only with a consent record (consent: given_by, given_at, purpose, text_version)`,
+        );
+      }
       const selector = parseSelector(params.selector);
       // base64 and URL images come back from the worker as the bytes it decoded (one download);
       // a decoded image (ImageBitmap, <img>, …) as a JPEG the worker encodes only because it is stored
@@ -68,11 +81,13 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
           embedding: embeddingOf(f),
           modelId: EMBEDDING.id,
           box: f.box,
-          attributes: kairosAttributes(f),
+          // the consent record is kept with each template: it travels and is removed with them
+          attributes: { ...kairosAttributes(f), ...(params.consent ? { consent: params.consent } : {}) },
           quality: f.quality,
         })),
         image,
       );
+      await store.audit([{ at: Date.now(), appId, event: 'enroll', gallery: params.gallery_name, subject: params.subject_id, count: refs.length }]);
       return {
         face_id: refs[0]!.faceId,
         images: faces.map((f, i) => ({
@@ -103,6 +118,8 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       // the subject's best-matching template decides (max, not mean: one good enrolment photo suffices)
       let best = -1;
       for (const t of templates) best = Math.max(best, dot(query, t.embedding));
+      await seen(store, appId, params.gallery_name, [params.subject_id]);
+      await store.audit([{ at: Date.now(), appId, event: 'verify', gallery: params.gallery_name, subject: params.subject_id }]);
       return {
         images: [
           {
@@ -149,6 +166,15 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
           candidates,
         });
       }
+      const matched = images.flatMap((image) => (image.transaction.subject_id ? [image.transaction.subject_id] : []));
+      await seen(store, appId, params.gallery_name, matched);
+      // one event per matched subject (who was recognised), or one without a subject when nobody was
+      const at = Date.now();
+      await store.audit(
+        matched.length > 0
+          ? [...new Set(matched)].map((subject) => ({ at, appId, event: 'recognize' as const, gallery: params.gallery_name, subject }))
+          : [{ at, appId, event: 'recognize', gallery: params.gallery_name, count: 0 }],
+      );
       return { images };
     },
 
@@ -167,11 +193,14 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
 
     async galleryRemove({ appId, params }) {
       await store.removeGallery(appId, params.gallery_name);
+      await store.audit([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name }]);
       return { status: 'Complete', message: `gallery name ${params.gallery_name} was removed` };
     },
 
     async galleryRemoveSubject({ appId, params }) {
       await store.removeSubject(appId, params.gallery_name, params.subject_id, params.face_id);
+      // removals never name the subject: an erased subject's name leaves the log with it
+      await store.audit([{ at: Date.now(), appId, event: 'remove', gallery: params.gallery_name }]);
       return {
         status: 'Complete',
         message: params.face_id

@@ -13,16 +13,20 @@ import {
   DB_VERSION,
   DEFAULT_STORAGE_NAME,
   GalleryNameSchema,
+  GalleryOptionsSchema,
   NewTemplateSchema,
   STORE_NAMES,
   StoredTemplateSchema,
+  WRITE_STORES,
   SubjectIdSchema,
   imageBlobOf,
   imageRecordOf,
   upgrade,
   type GalleryDB,
+  type GalleryOptions,
   type ImageRecord,
   type IndexRow,
+  type OutboxRecord,
   type NewTemplate,
   type SegmentKey,
   type SegmentRecord,
@@ -30,6 +34,8 @@ import {
   type SubjectKey,
   type TemplateRecord,
 } from './schema.ts';
+import { AuditLog, scrubSubjects } from './audit-log.ts';
+import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
@@ -42,6 +48,8 @@ export interface GalleryStoreOptions {
   broadcast?: boolean;
   /** bound of one transaction, and of opening the database, in ms (default 20 000); past it the work is aborted and reported */
   timeoutMs?: number;
+  /** audit events kept (default AUDIT_MAX_EVENTS); small values are for tests */
+  auditMaxEvents?: number;
 }
 
 /** A template as gallery/view_subject lists it. */
@@ -81,6 +89,12 @@ export type CommittedWrite =
   | { kind: 'removedTemplates'; appId: string; gallery: string; subject: string; faceId?: string; faceIds: string[] }
   | { kind: 'removedGallery'; appId: string; gallery: string };
 export type CommitListener = (write: CommittedWrite) => void;
+/**
+ * Called INSIDE a write's transaction with the write about to commit (ids final): the outbox
+ * records it returns commit with it, or nothing does. Synchronous and pure: a crash at any
+ * instant leaves the write and its queued changes both or neither.
+ */
+export type Journal = (write: CommittedWrite) => OutboxRecord[];
 
 /** A whole gallery as exportGallery reads it. */
 export interface GalleryContents {
@@ -185,6 +199,11 @@ export class GalleryStore {
   private readonly timeoutMs: number;
   private readonly feed: ChangeFeed;
   private readonly commitListeners = new Set<CommitListener>();
+  private journalOf: Journal | undefined;
+  /** the sync's outbox, in this database (its entries are written by the journal) */
+  readonly outbox: OutboxStore = new OutboxStore(() => this.db(), (tx, work) => this.bounded(tx, work));
+  /** the audit log, in this database (removals scrub erased subjects' names from it) */
+  readonly audit: AuditLog;
   private connection: Promise<Db> | undefined;
   private closed = false;
 
@@ -196,6 +215,7 @@ export class GalleryStore {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     this.feed = new ChangeFeed(this.channelName, this.id, options.broadcast ?? true);
+    this.audit = new AuditLog(() => this.db(), (tx, work) => this.bounded(tx, work), options.auditMaxEvents);
   }
 
   /** Opens (creating or upgrading) the database; rejects with UNAVAILABLE if it can't. */
@@ -221,6 +241,22 @@ export class GalleryStore {
   onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * Sets the journal (one at a time): every later write of THIS instance commits the outbox
+   * records it returns in the write's own transaction. Returns unset.
+   */
+  journal(journal: Journal): () => void {
+    this.journalOf = journal;
+    return () => {
+      if (this.journalOf === journal) this.journalOf = undefined;
+    };
+  }
+
+  /** Inside a write's transaction: queues the journal's records for `write`. */
+  private journalize(outbox: { add(value: OutboxRecord): Promise<number> }, write: CommittedWrite, enqueue: Enqueue): void {
+    for (const record of this.journalOf?.(write) ?? []) enqueue(outbox.add(record));
   }
 
   private committed(write: CommittedWrite): void {
@@ -267,6 +303,54 @@ export class GalleryStore {
         cursor = await cursor.continue(pastGroup([appId], gallery) as unknown as SubjectKey);
       }
       return galleries;
+    });
+  }
+
+  /** The gallery's privacy options (defaults when never set). */
+  async galleryOptions(appId: string, gallery: string): Promise<GalleryOptions> {
+    const tx = (await this.db()).transaction('options');
+    const record = await this.bounded(tx, () => tx.store.get([appId, gallery]));
+    return GalleryOptionsSchema.parse(record ?? {});
+  }
+
+  /** Sets the gallery's privacy options (they may precede its first enroll, and outlive its removal). */
+  async setGalleryOptions(appId: string, gallery: string, options: GalleryOptions): Promise<void> {
+    checked(GalleryNameSchema, gallery);
+    const parsed = checked(GalleryOptionsSchema, options);
+    const tx = (await this.db()).transaction('options', 'readwrite');
+    await this.bounded(tx, async (enqueue) => enqueue(tx.store.put({ ...parsed, appId, gallery })));
+  }
+
+  /** Every gallery of the account with privacy options set, and its options. */
+  async allGalleryOptions(appId: string): Promise<(GalleryOptions & { gallery: string })[]> {
+    const tx = (await this.db()).transaction('options');
+    const records = await this.bounded(tx, () => tx.store.getAll(prefixRange(appId)));
+    return records.map(({ appId: _appId, ...record }) => record);
+  }
+
+  /** Retention from 'lastSeen': records that these subjects were recognised or verified at `at` (absent ones are skipped). */
+  async touchSubjects(appId: string, gallery: string, subjects: readonly string[], at: number): Promise<void> {
+    if (subjects.length === 0) return;
+    const tx = (await this.db()).transaction('subjects', 'readwrite');
+    await this.bounded(tx, async (enqueue) => {
+      for (const subject of new Set(subjects)) {
+        const record = await tx.store.get([appId, gallery, subject]);
+        if (record && !((record.lastSeen ?? 0) >= at)) enqueue(tx.store.put({ ...record, lastSeen: at }));
+      }
+    });
+  }
+
+  /** Retention: the gallery's templates (subject, id, enrollment ms) and its subjects' lastSeen. */
+  async retentionView(appId: string, gallery: string): Promise<{ templates: { subject: string; faceId: string; enrolled: number }[]; lastSeen: Map<string, number> }> {
+    // the packed segments: ids, subjects and times without loading a single embedding record
+    const tx = (await this.db()).transaction(['segments', 'subjects']);
+    return this.bounded(tx, async () => {
+      const segments = await tx.objectStore('segments').getAll(prefixRange(appId, gallery));
+      const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
+      return {
+        templates: segments.flatMap((g) => g.faceIds.map((faceId, i) => ({ subject: g.subjects[i]!, faceId, enrolled: g.timestamps[i]! }))),
+        lastSeen: new Map(subjects.flatMap((s) => (s.lastSeen === undefined ? [] : [[s.subject, s.lastSeen] as const]))),
+      };
     });
   }
 
@@ -338,15 +422,21 @@ export class GalleryStore {
     });
   }
 
-  /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. */
-  async removeGallery(appId: string, gallery: string): Promise<void> {
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
-    await this.bounded(tx, async (enqueue) => {
+  /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. Returns the removed face ids. */
+  async removeGallery(appId: string, gallery: string): Promise<string[]> {
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const faceIds = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
+      const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
+      await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
+      await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
+      this.journalize(tx.objectStore('outbox'), { kind: 'removedGallery', appId, gallery }, enqueue);
+      return removed;
     });
     this.feed.publish({ kind: 'rebuild', appId, gallery });
     this.committed({ kind: 'removedGallery', appId, gallery });
+    return faceIds;
   }
 
   /**
@@ -355,8 +445,9 @@ export class GalleryStore {
    * id was not found". A subject goes with its last template, a gallery with its last subject.
    */
   async removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<SubjectRemoval> {
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const subjects = tx.objectStore('subjects');
+    const outbox = tx.objectStore('outbox');
     const templates = tx.objectStore('templates');
     const images = tx.objectStore('images');
     const removal = await this.bounded(tx, async (enqueue) => {
@@ -380,8 +471,13 @@ export class GalleryStore {
         if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
       }
       await this.removeRows(tx.objectStore('segments'), appId, gallery, removed, enqueue);
+      const faceIds = removed.map((t) => t.faceId);
+      await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
+      this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
+      // the subject is gone (its last template was removed): its name leaves the audit log too
+      if ((await templates.count(subjectRange)) === 0) await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue);
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
-      return { faceIds: removed.map((t) => t.faceId), galleryRemoved };
+      return { faceIds, galleryRemoved };
     });
     this.feed.publish(
       removal.faceIds.length <= MAX_IDS_PER_NOTICE
@@ -415,6 +511,7 @@ export class GalleryStore {
   close(): void {
     this.closed = true;
     this.commitListeners.clear();
+    this.journalOf = undefined;
     this.feed.close();
     void this.connection?.then((db) => db.close(), () => {});
     this.connection = undefined;
@@ -453,7 +550,7 @@ export class GalleryStore {
       for (const [blob, imageKey] of own) photos.push({ subject, imageKey, bytes: await blob.arrayBuffer(), type: blob.type });
     }
 
-    const tx = (await this.db()).transaction(STORE_NAMES, 'readwrite');
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     await this.bounded(tx, async (enqueue) => {
       const templates = tx.objectStore('templates');
       if (keepsIds) {
@@ -479,6 +576,7 @@ export class GalleryStore {
       }
       // add, not put: an existing key would be a face id collision, and must fail the write
       for (const record of records) enqueue(templates.add(record));
+      if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
     }, records.length);
 
     // kept ids may have been in the gallery before and been removed: indexes must not treat

@@ -28,6 +28,9 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
       return stored.map(ref);
     },
     listGalleries: (appId) => store.listGalleries(appId),
+    galleryOptions: (appId, gallery) => store.galleryOptions(appId, gallery),
+    audit: (events) => store.audit.note(events),
+    touchSubjects: (appId, gallery, subjects, at) => store.touchSubjects(appId, gallery, subjects, at),
     listSubjects: (appId, gallery) => store.listSubjects(appId, gallery),
     async requireGallery(appId, gallery) {
       if (!(await store.galleryExists(appId, gallery))) throw new EngineError('GALLERY_NOT_FOUND');
@@ -38,7 +41,9 @@ export function recognitionStore(store: GalleryStore, index: SubjectSearch): Rec
     async subjectEmbeddings(appId, gallery, subject, modelId) {
       return (await store.templatesForSubject(appId, gallery, subject, modelId)).map((t) => ({ ...ref(t), embedding: t.embedding }));
     },
-    removeGallery: (appId, gallery) => store.removeGallery(appId, gallery),
+    async removeGallery(appId, gallery) {
+      await store.removeGallery(appId, gallery);
+    },
     async removeSubject(appId, gallery, subject, faceId) {
       await store.removeSubject(appId, gallery, subject, faceId);
     },

@@ -2,6 +2,7 @@
 // storage and search, implemented over IndexedDB and the in-memory search index by
 // recognition-adapter.ts; see src/engine/engine.ts for the wiring.
 import type { Attributes } from '../api/detect-schema.ts';
+import type { AuditEvent, GalleryOptions } from './schema.ts';
 
 export interface NewTemplate {
   embedding: Float32Array;
@@ -26,6 +27,12 @@ export interface RecognitionStore {
   /** one transaction: every template is stored or none; image stored only when given */
   addTemplates(appId: string, gallery: string, subject: string, templates: NewTemplate[], image?: Blob): Promise<TemplateRef[]>;
   listGalleries(appId: string): Promise<string[]>;
+  /** the gallery's privacy options (requireConsent, retention) */
+  galleryOptions(appId: string, gallery: string): Promise<GalleryOptions>;
+  /** appends to the audit log (never images or embeddings); best effort: never rejects */
+  audit(events: AuditEvent[]): Promise<void>;
+  /** retention from 'lastSeen': these subjects were recognised or verified at `at` */
+  touchSubjects(appId: string, gallery: string, subjects: string[], at: number): Promise<void>;
   /** 5004 when the gallery does not exist */
   listSubjects(appId: string, gallery: string): Promise<string[]>;
   /** 5004 when the gallery does not exist; one key lookup (listing 20k subjects blocked the page ~60 ms) */

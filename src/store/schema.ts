@@ -8,7 +8,7 @@ import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import { z } from 'zod';
 
 /** Bump when stores, indexes or record layouts change, and add a step to upgrade() below. */
-export const DB_VERSION = 1;
+export const DB_VERSION = 2;
 
 /** IndexedDB database name when the engine's "storage name" option is not given. */
 export const DEFAULT_STORAGE_NAME = 'kairos-in-browser';
@@ -66,7 +66,8 @@ export type TemplateRecord = z.infer<typeof TemplateRecordSchema>;
 
 /** `subjects` value: a subject exists exactly while it has templates, a gallery while it has subjects. */
 export const SubjectRecordSchema = z.object({ appId: AppIdSchema, gallery: GalleryNameSchema, subject: SubjectIdSchema });
-export type SubjectRecord = z.infer<typeof SubjectRecordSchema>;
+/** `subjects` value: `lastSeen` (epoch ms) is kept only in galleries whose retention counts from it */
+export type SubjectRecord = z.infer<typeof SubjectRecordSchema> & { lastSeen?: number };
 
 /** An enrolled photo as the store hands it out (readGallery). */
 export const ImageRecordSchema = SubjectRecordSchema.extend({ imageKey: z.string(), blob: z.instanceof(Blob) });
@@ -128,6 +129,49 @@ export const IndexRowSchema = z.object({
 });
 export type IndexRow = z.infer<typeof IndexRowSchema>;
 
+/**
+ * `outbox` value: a change for the sync service, written in the SAME transaction as the
+ * gallery write it describes (so a crash leaves both or neither). Opaque to the store (the
+ * sync's codec makes it), except `template`: a queued enroll names its template, so removing
+ * the subject or gallery also drops its queued enroll (its embedding does not linger).
+ */
+export interface OutboxRecord {
+  template?: TemplateKey;
+  change: unknown;
+}
+
+/** How long a gallery keeps templates: `days` after enrollment, or after the subject was last recognised or verified. */
+export const RetentionSchema = z.object({
+  days: z.number().int().min(1).max(36_500),
+  from: z.enum(['enrolled', 'lastSeen']),
+});
+export type Retention = z.infer<typeof RetentionSchema>;
+
+/** A gallery's privacy policy on this device; it outlives the gallery's data (removing a gallery keeps it). */
+export const GalleryOptionsSchema = z.object({
+  /** enrolls without a consent record are refused (1002) */
+  requireConsent: z.boolean().default(false),
+  retention: RetentionSchema.optional(),
+});
+export type GalleryOptions = z.infer<typeof GalleryOptionsSchema>;
+export type GalleryOptionsRecord = GalleryOptions & { appId: string; gallery: string };
+
+/** What the audit log records: which call touched which gallery (and subject), never images or embeddings. */
+export const AuditEventSchema = z.object({
+  /** epoch ms */
+  at: z.number(),
+  appId: AppIdSchema,
+  event: z.enum(['enroll', 'verify', 'recognize', 'remove', 'export', 'import', 'retention']),
+  gallery: z.string(),
+  /** absent for gallery-wide events, and once the subject was erased (its name is scrubbed) */
+  subject: z.string().optional(),
+  /** templates enrolled, removed or expired; subjects matched */
+  count: z.number().int().nonnegative().optional(),
+  /** the subject named here was erased since: its name was removed from this event */
+  erased: z.literal(true).optional(),
+});
+export type AuditEvent = z.infer<typeof AuditEventSchema>;
+
 export type TemplateKey = [appId: string, gallery: string, subject: string, faceId: string];
 export type SubjectKey = [appId: string, gallery: string, subject: string];
 export type ImageKey = [appId: string, gallery: string, subject: string, imageKey: string];
@@ -138,9 +182,18 @@ export interface GalleryDB extends DBSchema {
   subjects: { key: SubjectKey; value: SubjectRecord };
   images: { key: ImageKey; value: StoredImageRecord };
   segments: { key: SegmentKey; value: SegmentRecord };
+  /** auto-increment keys: the order the changes were made */
+  outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
+  /** per gallery: its privacy options (requireConsent, retention) */
+  options: { key: [appId: string, gallery: string]; value: GalleryOptionsRecord };
+  /** the audit log, oldest first (auto-increment), bounded; `bySubject` finds the events to scrub on erasure */
+  audit: { key: number; value: AuditEvent; indexes: { bySubject: SubjectKey } };
 }
 
+/** The stores keyed by [appId, gallery, …]: a gallery's data is one key range in each. */
 export const STORE_NAMES = ['templates', 'subjects', 'images', 'segments'] as const satisfies readonly StoreNames<GalleryDB>[];
+/** What a write's transaction covers: the gallery's stores and the sync's outbox. */
+export const WRITE_STORES = [...STORE_NAMES, 'outbox', 'audit'] as const satisfies readonly StoreNames<GalleryDB>[];
 
 /**
  * Brings a database from `oldVersion` to DB_VERSION, one step per version, inside the
@@ -160,11 +213,20 @@ export function upgrade(
     db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
     db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
   }
-  // if (oldVersion < 2) {
-  //   Version 2 goes here, e.g. a new segment layout (say int8-quantised vectors): the
+  if (oldVersion < 2) {
+    // the sync's outbox lives here so a write and its queued change commit together (docs/sync.md);
+    // entries of the former separate `<name>:sync` outbox are moved in by the sync at start
+    const outbox = db.createObjectStore('outbox', { autoIncrement: true });
+    outbox.createIndex('byTemplate', 'template'); // sparse: only queued enrolls name a template
+    db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
+    // sparse: gallery-wide events (no subject) are not in it
+    db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
+  }
+  // if (oldVersion < 3) {
+  //   Version 3 goes here, e.g. a new segment layout (say int8-quantised vectors): the
   //   segments are derived data, so clear them and re-pack them from `templates` with
   //   _tx.objectStore('segments').clear() and a cursor over _tx.objectStore('templates'),
-  //   fixing each template's `segment` as it goes. Never edit the step above: a browser
-  //   still at version 0 runs both, in order.
+  //   fixing each template's `segment` as it goes. Never edit the steps above: a browser
+  //   still at version 0 runs all of them, in order.
   // }
 }

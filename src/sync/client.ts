@@ -8,6 +8,8 @@ import {
   GalleriesResponseSchema,
   GallerySettingsSchema,
   PullResponseSchema,
+  RetentionSettingsSchema,
+  type RetentionSettings,
   PushResponseSchema,
   type Change,
   type Encryption,
@@ -76,6 +78,11 @@ export class SyncClient {
 
   putGallery(gallery: string, encryption: Encryption | null): Promise<GallerySettings> {
     return this.request(GallerySettingsSchema, 'PUT', `v1/galleries/${encodeURIComponent(gallery)}`, { encryption });
+  }
+
+  /** The retention the service enforces itself on `gallery` (days after enrollment; null: none). */
+  putRetention(gallery: string, days: number | null): Promise<RetentionSettings> {
+    return this.request(RetentionSettingsSchema, 'PUT', `v1/galleries/${encodeURIComponent(gallery)}/retention`, { days });
   }
 
   /**

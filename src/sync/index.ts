@@ -5,7 +5,7 @@ import { GalleryStore } from '../store/gallery-store.ts';
 import { SyncClient } from './client.ts';
 import { GalleryKeys } from './gallery-keys.ts';
 import { SyncOptionsSchema, type SyncOptionsInput } from './options.ts';
-import { Outbox } from './outbox.ts';
+import { Outbox, type LocalChange } from './outbox.ts';
 import { Replicator } from './replicator.ts';
 import { StatusFeed, type SyncStatus, type SyncStatusListener } from './status.ts';
 
@@ -17,6 +17,12 @@ export interface Sync {
   status(): SyncStatus;
   subscribe(listener: SyncStatusListener): () => void;
   syncNow(): Promise<SyncStatus>;
+  /**
+   * Where a removal of `gallery` (or of its `subject`) made here stands: 'queued' while a
+   * removal of it waits in the outbox, 'erased' once the service acknowledged it (its log then
+   * tombstones it on every device that syncs), 'not-synced' for an account or gallery not shared.
+   */
+  erasure(appId: string, gallery: string, subject?: string): Promise<'not-synced' | 'queued' | 'erased'>;
   close(): void;
 }
 
@@ -27,9 +33,9 @@ export interface Sync {
 export async function startSync(input: SyncOptionsInput, local: { store: GalleryStore; appId: string; storageName: string; timeoutMs?: number }): Promise<Sync> {
   const options = SyncOptionsSchema.parse(input);
   const client = new SyncClient(options.url, options.appId, options.appKey);
-  const outbox = await Outbox.open(local.storageName, `${options.url}|${options.appId}|${local.appId}`);
   // the applier writes through a store instance of its own (see apply.ts)
   const applier = await GalleryStore.open({ name: local.storageName, ...(local.timeoutMs === undefined ? {} : { timeoutMs: local.timeoutMs }) });
+  const outbox = await Outbox.open(local.storageName, `${options.url}|${options.appId}|${local.appId}`, applier.outbox, local.appId);
   const status = new StatusFeed();
   const replicator = new Replicator({
     options,
@@ -41,7 +47,11 @@ export async function startSync(input: SyncOptionsInput, local: { store: Gallery
     modelId: EMBEDDING.id,
     status,
   });
-  const unhook = local.store.onCommit((write) => replicator.record(write));
+  const hooks = [
+    local.store.journal((write) => replicator.journal(write)),
+    local.store.onCommit((write) => replicator.committed(write, true)),
+    applier.onCommit((write) => replicator.committed(write, false)),
+  ];
   await replicator.start();
   return {
     status: () => status.get(),
@@ -50,8 +60,14 @@ export async function startSync(input: SyncOptionsInput, local: { store: Gallery
       await replicator.syncNow();
       return status.get();
     },
+    erasure: async (appId, gallery, subject) => {
+      if (appId !== local.appId || !(options.galleries === undefined || options.galleries.includes(gallery))) return 'not-synced';
+      const covers = (c: LocalChange) =>
+        c.gallery === gallery && (c.kind === 'remove_gallery' || (subject !== undefined && (c.kind === 'remove_subject' || c.kind === 'remove_template') && c.subject === subject));
+      return (await outbox.all()).some(covers) ? 'queued' : 'erased';
+    },
     close: () => {
-      unhook();
+      for (const unhook of hooks) unhook();
       replicator.close();
       applier.close();
       outbox.close();

@@ -1,14 +1,17 @@
-// The sync's own IndexedDB database (`<storage name>:sync`, apart from the galleries', whose
-// schema this leaves alone): the outbox of local changes not yet acknowledged by the service,
-// in the order they were made, and the pull cursor. An entry is deleted only after the
-// service answered for it (accepted or refused), so a closed tab, a crash or a week offline
-// loses nothing that reached the outbox; a retried push is answered from the service's log.
-// It also remembers which template ids the service has (acknowledged pushes, pulled enrolls):
-// at start the sync sends any local template it does not know of — one whose outbox write
-// was lost (the page died between the gallery's commit and the outbox's), or one enrolled
-// before sync was turned on.
+// The sync's queue and bookkeeping. The outbox of local changes not yet acknowledged by the
+// service lives in the galleries' own database (store/outbox-store.ts): each change is written
+// by the gallery write's own transaction (the store's journal), so a crash at any instant
+// leaves the write and its change both or neither — no removal can be lost and come back from
+// the service. An entry is deleted only after the service answered for it (accepted or
+// refused), so a closed tab, a crash or a week offline loses nothing; a retried push is
+// answered from the service's log.
+// The sync's own database (`<storage name>:sync`) keeps the pull cursor, held galleries and
+// which template ids the service has (acknowledged pushes, pulled enrolls): at start the sync
+// sends any local template it does not know of — one enrolled before sync was turned on.
+// Its former `outbox` store (before the galleries' database had one) is moved over at open.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { Box } from '../store/schema.ts';
+import type { OutboxStore } from '../store/outbox-store.ts';
+import type { Box, OutboxRecord } from '../store/schema.ts';
 
 /** A local change as queued: plain data (it never leaves the device in this form). */
 export type LocalChange =
@@ -36,10 +39,16 @@ export interface OutboxEntry {
 }
 
 interface SyncDB extends DBSchema {
+  /** the former outbox: emptied into the galleries' database at open */
   outbox: { key: number; value: { change: LocalChange } };
   state: { key: string; value: unknown };
   /** template ids the service has, per scope and gallery: [scope, gallery, templateId] */
   known: { key: [string, string, string]; value: 1 };
+}
+
+/** The outbox record of a local change of account `appId`: a queued enroll names its template. */
+export function outboxRecord(appId: string, change: LocalChange): OutboxRecord {
+  return change.kind === 'enroll' ? { change, template: [appId, change.gallery, change.subject, change.templateId] } : { change };
 }
 
 export class Outbox {
@@ -47,9 +56,12 @@ export class Outbox {
     private readonly db: IDBPDatabase<SyncDB>,
     /** service URL + app: a cursor belongs to one service and account */
     private readonly scope: string,
+    /** the galleries' database's outbox */
+    private readonly queue: OutboxStore,
   ) {}
 
-  static async open(storageName: string, scope: string): Promise<Outbox> {
+  /** Opens the sync's database and moves a former outbox's entries (account `appId`'s) into `queue`. */
+  static async open(storageName: string, scope: string, queue: OutboxStore, appId: string): Promise<Outbox> {
     const db = await openDB<SyncDB>(`${storageName}:sync`, 2, {
       upgrade(d, oldVersion) {
         if (oldVersion < 1) {
@@ -59,33 +71,35 @@ export class Outbox {
         if (oldVersion < 2) d.createObjectStore('known');
       },
     });
-    return new Outbox(db, scope);
-  }
-
-  async add(changes: readonly LocalChange[]): Promise<void> {
-    const tx = this.db.transaction('outbox', 'readwrite');
-    await Promise.all([...changes.map((change) => tx.store.add({ change })), tx.done]);
-  }
-
-  /** the oldest `limit` entries, in the order they were made */
-  async peek(limit: number): Promise<OutboxEntry[]> {
-    const tx = this.db.transaction('outbox');
-    const entries: OutboxEntry[] = [];
-    let cursor = await tx.store.openCursor();
-    while (cursor && entries.length < limit) {
-      entries.push({ seq: cursor.key, change: cursor.value.change });
-      cursor = await cursor.continue();
+    const former = await db.getAll('outbox');
+    if (former.length > 0) {
+      // copied first, then cleared: a crash between sends some twice, which the service answers from its log (same change ids)
+      await queue.add(former.map((v) => outboxRecord(appId, v.change)));
+      await db.clear('outbox');
     }
-    return entries;
+    return new Outbox(db, scope, queue);
+  }
+
+  /** Queues changes no gallery write carries (templates the service lacks, found at start). */
+  add(appId: string, changes: readonly LocalChange[]): Promise<void> {
+    return this.queue.add(changes.map((change) => outboxRecord(appId, change)));
+  }
+
+  /** the oldest `limit` entries (default all), in the order they were made */
+  async peek(limit?: number): Promise<OutboxEntry[]> {
+    return (await this.queue.peek(limit)).map((e) => ({ seq: e.key, change: e.record.change as LocalChange }));
   }
 
   async all(): Promise<LocalChange[]> {
-    return (await this.db.getAll('outbox')).map((v) => v.change);
+    return (await this.queue.peek()).map((e) => e.record.change as LocalChange);
   }
 
-  async remove(seqs: readonly number[]): Promise<void> {
-    const tx = this.db.transaction('outbox', 'readwrite');
-    await Promise.all([...seqs.map((seq) => tx.store.delete(seq)), tx.done]);
+  remove(seqs: readonly number[]): Promise<void> {
+    return this.queue.remove(seqs);
+  }
+
+  count(): Promise<number> {
+    return this.queue.count();
   }
 
   /** Marks template ids as on the service. */
@@ -101,8 +115,11 @@ export class Outbox {
     return new Set(keys.map((k) => k[2]));
   }
 
-  count(): Promise<number> {
-    return this.db.count('outbox');
+  /** Forgets template ids removed here (every id of `gallery` without `templateIds`). */
+  async forget(gallery: string, templateIds?: readonly string[]): Promise<void> {
+    const tx = this.db.transaction('known', 'readwrite');
+    const gone = templateIds === undefined ? [IDBKeyRange.bound([this.scope, gallery, ''], [this.scope, gallery, '\uffff'])] : templateIds.map((id) => IDBKeyRange.only([this.scope, gallery, id]));
+    await Promise.all([...gone.map((range) => tx.store.delete(range)), tx.done]);
   }
 
   async cursor(): Promise<string> {
@@ -122,6 +139,16 @@ export class Outbox {
 
   async setHeld(held: Record<string, string>): Promise<void> {
     await this.db.put('state', held, `held:${this.scope}`);
+  }
+
+  /** per gallery, the retention days last given to the service (null: none) */
+  async sharedRetention(): Promise<Record<string, number | null>> {
+    const value = await this.db.get('state', `retention:${this.scope}`);
+    return value && typeof value === 'object' ? { ...(value as Record<string, number | null>) } : {};
+  }
+
+  async setSharedRetention(shared: Record<string, number | null>): Promise<void> {
+    await this.db.put('state', shared, `retention:${this.scope}`);
   }
 
   async lastSyncedAt(): Promise<number | null> {

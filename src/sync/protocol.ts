@@ -235,3 +235,8 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 /** Request headers carrying the credentials (as the Kairos interface's). */
 export const APP_ID_HEADER = 'app_id';
 export const APP_KEY_HEADER = 'app_key';
+
+/** PUT /v1/galleries/:name/retention: the service destroys templates enrolled more than `days` ago (null: never) */
+export const RetentionPutSchema = z.object({ days: z.number().int().min(1).max(36_500).nullable() });
+export const RetentionSettingsSchema = z.object({ gallery: z.string(), retention_days: z.number().int().nullable() });
+export type RetentionSettings = z.infer<typeof RetentionSettingsSchema>;

@@ -5,12 +5,13 @@
 // stream that drops asks for a run at once, so a service that went away is reported
 // (`offline`) within about a second; a run that succeeds reopens the stream at once.
 import type { CommittedWrite, GalleryStore } from '../store/gallery-store.ts';
+import type { OutboxRecord } from '../store/schema.ts';
 import { applyPage, type Applied } from './apply.ts';
 import type { SyncClient } from './client.ts';
 import { changesOf, toWire } from './codec.ts';
 import { SyncError, toSyncFailure } from './errors.ts';
 import type { GalleryKeys } from './gallery-keys.ts';
-import type { LocalChange, Outbox } from './outbox.ts';
+import { outboxRecord, type LocalChange, type Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
 import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
 import { retryDelay, streamRetryDelay } from './retry.ts';
@@ -40,8 +41,6 @@ export class Replicator {
   private readonly stream = new AbortController();
   /** ends the event stream's wait before reopening (a run just reached the service) */
   private reopenStream: (() => void) | undefined;
-  /** outbox writes in flight: a run waits for them so a change made just before is pushed */
-  private queued: Promise<unknown> = Promise.resolve();
   private readonly onOnline = () => this.kick();
   private reconciled = false;
 
@@ -56,17 +55,32 @@ export class Replicator {
     this.kick();
   }
 
-  /** The engine store's hook: a committed local write of a shared gallery goes to the outbox. */
-  record(write: CommittedWrite): void {
-    if (this.closed || write.appId !== this.deps.appId || !this.shares(write.gallery)) return;
-    const changes = changesOf(write, sharesPhotos(this.deps.options, write.gallery));
-    this.queued = this.queued
-      .then(() => this.deps.outbox.add(changes))
-      .then(async () => this.deps.status.update({ pending: await this.deps.outbox.count() }))
+  /**
+   * The engine store's journal: the outbox records of a local write of a shared gallery,
+   * committed in the write's own transaction (so a crash never separates them).
+   */
+  journal(write: CommittedWrite): OutboxRecord[] {
+    if (this.closed || !this.syncs(write)) return [];
+    return changesOf(write, sharesPhotos(this.deps.options, write.gallery)).map((change) => outboxRecord(write.appId, change));
+  }
+
+  /** After a write committed (local, or pulled by the applier): push soon; removed ids need no remembering. */
+  committed(write: CommittedWrite, local: boolean): void {
+    if (this.closed || !this.syncs(write)) return;
+    const { outbox, status } = this.deps;
+    const forgotten =
+      write.kind === 'removedGallery' ? outbox.forget(write.gallery) : write.kind === 'removedTemplates' ? outbox.forget(write.gallery, write.faceIds) : Promise.resolve();
+    if (!local) return void forgotten.catch(() => {});
+    void forgotten
+      .then(async () => status.update({ pending: await outbox.count() }))
       .then(
         () => this.kick(),
-        (error: unknown) => this.deps.status.update({ state: 'error', error: toSyncFailure(error) }),
+        (error: unknown) => status.update({ state: 'error', error: toSyncFailure(error) }),
       );
+  }
+
+  private syncs(write: CommittedWrite): boolean {
+    return write.appId === this.deps.appId && this.shares(write.gallery);
   }
 
   /** Runs a push + pull now (and resolves when it is done). */
@@ -104,12 +118,12 @@ export class Replicator {
     do {
       this.again = false;
       try {
-        await this.queued;
         status.update({ state: 'syncing' });
         if (!this.reconciled) {
           await this.reconcile();
           this.reconciled = true;
         }
+        await this.shareRetention();
         const pushHeld = await this.pushAll();
         const pullHeld = await this.pullAll();
         // reported after both: one gallery's trouble does not stop the others
@@ -148,7 +162,7 @@ export class Replicator {
     const { outbox, client, keys, status, options } = this.deps;
     const blocked = new Map<string, SyncError>();
     // read once (a week offline may have queued thousands); changes queued meanwhile go in the next run
-    let queue = await outbox.peek(Number.MAX_SAFE_INTEGER);
+    let queue = await outbox.peek();
     for (;;) {
       queue = queue.filter((e) => !blocked.has(e.change.gallery));
       const entries = queue.slice(0, options.batchSize);
@@ -183,8 +197,9 @@ export class Replicator {
       if (wire.length === 0) continue; // the first entry's gallery is blocked now: filtered out above
       const results = await client.push(wire);
       for (const r of results) {
-        // DUPLICATE_TEMPLATE: the service has that template already (a re-sent one after a crash): nothing to report
-        if (r.status === 'rejected' && r.error.code !== 'DUPLICATE_TEMPLATE') status.warn({ code: 'REJECTED', message: `${r.error.code}: ${r.error.message}` });
+        // DUPLICATE_TEMPLATE: the service has that template already (a re-sent one after a crash);
+        // TEMPLATE_NOT_FOUND: a removal whose enroll was dropped from the outbox before it was sent: nothing to report
+        if (r.status === 'rejected' && r.error.code !== 'DUPLICATE_TEMPLATE' && r.error.code !== 'TEMPLATE_NOT_FOUND') status.warn({ code: 'REJECTED', message: `${r.error.code}: ${r.error.message}` });
       }
       const enrolled = new Map<string, string[]>();
       for (const { change } of sent) if (change.kind === 'enroll') enrolled.set(change.gallery, [...(enrolled.get(change.gallery) ?? []), change.templateId]);
@@ -196,6 +211,31 @@ export class Replicator {
       status.update({ pending: await outbox.count() });
     }
     return blocked.values().next().value;
+  }
+
+  /**
+   * Tells the service each shared gallery's retention counted from enrollment, so it destroys
+   * expired templates itself, also when no device comes back ('lastSeen' is the devices' to
+   * enforce: the service does not know when a subject was seen). Sent once per change.
+   */
+  private async shareRetention(): Promise<void> {
+    const { applier, appId, client, outbox } = this.deps;
+    const shared = await outbox.sharedRetention();
+    for (const { gallery, retention } of await applier.allGalleryOptions(appId)) {
+      if (!this.shares(gallery)) continue;
+      const days = retention?.from === 'enrolled' ? retention.days : null;
+      if ((shared[gallery] ?? null) === days) continue;
+      try {
+        await client.putRetention(gallery, days);
+      } catch (error) {
+        // unreachable: the run fails as it would at the push; refused (an older service without the route): said, not fatal
+        if (error instanceof SyncError && error.code === 'OFFLINE') throw error;
+        this.deps.status.warn({ code: 'REJECTED', gallery, message: `${gallery}: the service did not take its retention: ${toSyncFailure(error).message}` });
+        continue;
+      }
+      shared[gallery] = days;
+      await outbox.setSharedRetention(shared);
+    }
   }
 
   /**
@@ -275,12 +315,16 @@ export class Replicator {
       const known = await outbox.known(gallery);
       const photos = sharesPhotos(options, gallery);
       const contents = await applier.readGallery(appId, gallery, { images: photos });
+      // ids no longer here need no remembering (a removal's cleanup a crash cut short)
+      const local = new Set(contents.templates.map((t) => t.faceId));
+      const stale = [...known].filter((id) => !local.has(id));
+      if (stale.length > 0) await outbox.forget(gallery, stale);
       const missing = contents.templates.filter((t) => !known.has(t.faceId) && !queued.has(t.faceId));
       if (missing.length === 0) continue;
       const images = await Promise.all(
         contents.images.map(async (i) => ({ subject: i.subject, imageKey: i.imageKey, bytes: await i.blob.arrayBuffer(), type: i.blob.type })),
       );
-      await outbox.add(changesOf({ kind: 'added', appId, gallery, templates: missing, photos: images }, photos));
+      await outbox.add(appId, changesOf({ kind: 'added', appId, gallery, templates: missing, photos: images }, photos));
     }
     this.deps.status.update({ pending: await outbox.count() });
   }

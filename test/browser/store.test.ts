@@ -254,6 +254,49 @@ describe('transactions', () => {
     await expectConsistent(store.name);
   });
 
+  it('the journal: a write and its outbox records commit together or not at all; a removal drops its queued enrolls', async () => {
+    const store = await openStore();
+    const journaled: string[] = [];
+    store.journal((write) => {
+      journaled.push(write.kind);
+      if (write.kind === 'added') return write.templates.map((t) => ({ change: `enroll ${t.faceId}`, template: [t.appId, t.gallery, t.subject, t.faceId] }));
+      return [{ change: write.kind === 'removedGallery' ? `remove gallery ${write.gallery}` : `remove ${write.subject} ${write.faceIds.length}` }];
+    });
+    const queued = async () => (await store.outbox.peek()).map((e) => e.record.change);
+    const [a] = await store.addTemplates('app', 'g', 'alice', [template()]);
+    const [b1, b2] = await store.addTemplates('app', 'g', 'bob', [template(), template()]);
+    expect(await queued()).toEqual([`enroll ${a!.faceId}`, `enroll ${b1!.faceId}`, `enroll ${b2!.faceId}`]);
+    // a write that fails leaves no outbox record either
+    await failure(store.addTemplates('app', 'g', 'carol', [template('m', 8), template('m', 16)]));
+    expect(await store.outbox.count()).toBe(3);
+    // removing one of bob's templates drops only its queued enroll; removing alice drops hers
+    await store.removeSubject('app', 'g', 'bob', b1!.faceId);
+    await store.removeSubject('app', 'g', 'alice');
+    expect(await queued()).toEqual([`enroll ${b2!.faceId}`, 'remove bob 1', 'remove alice 1']);
+    await store.removeGallery('app', 'g');
+    expect(await queued()).toEqual(['remove bob 1', 'remove alice 1', 'remove gallery g']);
+    const entries = await store.outbox.peek(2);
+    await store.outbox.remove(entries.map((e) => e.key));
+    expect(await queued()).toEqual(['remove gallery g']);
+    expect(journaled).toEqual(['added', 'added', 'removedTemplates', 'removedTemplates', 'removedGallery']);
+  });
+
+  it('the audit log keeps the newest events within its bound; erasing a subject scrubs its name from them', async () => {
+    const store = await openStore({ auditMaxEvents: 100 });
+    for (let i = 0; i < 250; i++) await store.audit.append([{ at: i, appId: 'app', event: 'verify', gallery: 'g', subject: `s${i % 3}` }]);
+    const kept = await store.audit.read();
+    expect(kept.length).toBeGreaterThanOrEqual(100);
+    expect(kept.length).toBeLessThanOrEqual(101); // trimmed every 1% of the bound
+    expect(kept.at(-1)!.at).toBe(249);
+    expect(kept.map((e) => e.at)).toEqual([...kept.map((e) => e.at)].sort((a, b) => a - b));
+    await store.addTemplates('app', 'g', 's1', [template()]);
+    await store.removeSubject('app', 'g', 's1');
+    const after = await store.audit.read();
+    expect(after.some((e) => e.subject === 's1')).toBe(false);
+    expect(after.filter((e) => e.erased).length).toBe(kept.filter((e) => e.subject === 's1').length);
+    expect(after.filter((e) => e.subject === 's2').length).toBe(kept.filter((e) => e.subject === 's2').length);
+  });
+
   it('concurrent writes and removals serialise: nothing lost, segments consistent', async () => {
     const store = await openStore({ segmentRows: 5 });
     const first = await store.addTemplates('app', 'g', 's0', [template(), template(), template()]);
@@ -341,7 +384,7 @@ describe('persistence and partitioning', () => {
     expect((await counts(bare.name)).images).toBe(0);
   });
 
-  it('creates the version-1 schema, and steps aside when a newer version of the app upgrades the database', async () => {
+  it('creates the current schema, and steps aside when a newer version of the app upgrades the database', async () => {
     const store = await openStore();
     const index = indexOf(store);
     await store.addTemplates('app', 'g', 's', [template()]);
@@ -349,7 +392,7 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['images', 'segments', 'subjects', 'templates']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
     const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
     expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
     expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);

@@ -6,13 +6,11 @@
 // `offline` within seconds, and the browsers catch up within seconds of its return.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
 import type { SyncOptionsInput, SyncStatus } from '../../src/sync/index.ts';
 import { createServer as createNetServer } from 'node:net';
-import { ROOT, freshDatabase, spawnService, startService, type Service, type ServiceProcess } from './helpers/service.ts';
+import { startWorld, until, type Client, type Pages, type World } from './helpers/pages.ts';
+import { ROOT, spawnService, type Service, type ServiceProcess } from './helpers/service.ts';
 
 const FACES = path.resolve(ROOT, '../shared/data/faces');
 const photo = (file: string) => readFileSync(path.join(FACES, file)).toString('base64');
@@ -21,64 +19,17 @@ const OBAMA_2 = photo('obama/obama2.jpg');
 const APP = { id: 'team', key: 'team-key-123' };
 
 let service: Service;
+let pages: Pages;
 let databaseUrl: string;
-let vite: ViteDevServer;
-let browser: Browser;
-let pageUrl: string;
-const contexts: BrowserContext[] = [];
 
-interface Client {
-  context: BrowserContext;
-  page: Page;
-  call<T>(name: string, ...args: unknown[]): Promise<T>;
-}
+const client = (sync: Partial<SyncOptionsInput> | undefined): Promise<Client> =>
+  pages.open(sync && { url: service.url, appId: APP.id, appKey: APP.key, ...sync });
 
-async function client(sync: Partial<SyncOptionsInput> | undefined): Promise<Client> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.error('page error:', e.message));
-  await page.goto(pageUrl);
-  await page.waitForFunction(() => 'syncTest' in globalThis, undefined, { timeout: 120_000 });
-  const call = <T>(name: string, ...args: unknown[]) =>
-    page.evaluate(([n, a]) => (globalThis as unknown as Record<string, Record<string, (...x: unknown[]) => unknown>>).syncTest![n as string]!(...(a as unknown[])), [name, args] as const) as Promise<T>;
-  await call('start', sync && { url: service.url, appId: APP.id, appKey: APP.key, ...sync });
-  return { context, page, call };
-}
-
-/** polls `probe` every 50 ms until it returns true; the ms it took */
-async function until(probe: () => Promise<boolean>, limitMs: number, what: string): Promise<number> {
-  const began = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - began > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return performance.now() - began;
-}
-
+let world: World | undefined;
 beforeAll(async () => {
-  databaseUrl = await freshDatabase();
-  service = await startService(databaseUrl, { apps: { [APP.id]: APP.key } });
-  vite = await createServer({
-    configFile: path.join(ROOT, 'vite.config.ts'),
-    root: ROOT,
-    logLevel: 'warn',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    optimizeDeps: { entries: ['test/sync/page/index.html'] },
-  });
-  await vite.listen();
-  const address = vite.httpServer!.address();
-  if (!address || typeof address === 'string') throw new Error('no vite address');
-  pageUrl = `http://127.0.0.1:${address.port}/test/sync/page/index.html`;
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  ({ service, pages, databaseUrl } = world = await startWorld(APP));
 }, 180_000);
-
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
-  await browser?.close();
-  await vite?.close();
-  await service?.close();
-});
+afterAll(() => world?.close());
 
 describe('two browsers, one gallery', () => {
   let a: Client;
