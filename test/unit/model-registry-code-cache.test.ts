@@ -35,6 +35,10 @@ function recordingBackend(failAt?: string) {
       };
     },
     tensor: (data: Float32Array, dims: readonly number[]) => ({ data, dims }),
+    // every call into ORT goes through the backend (it queues them on WebGPU)
+    run: (session: { run(feeds: unknown): Promise<unknown> }, feeds: unknown) => session.run(feeds),
+    release: (session: { release(): Promise<void> }) => session.release(),
+    owns: () => true,
   };
   return { backend: backend as unknown as OrtBackend, created };
 }
