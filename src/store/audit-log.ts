@@ -1,7 +1,9 @@
 // The audit log (docs/privacy.md): an append-only record of which calls touched which gallery
 // and subject — never images or embeddings — bounded to the newest AUDIT_MAX_EVENTS. Erasing a
-// subject scrubs its name from the events that named it (inside the removal's transaction), so
-// the log keeps that something happened and when, not who.
+// subject deletes the events that named it inside the removal's transaction, and they come back
+// without the name afterwards (best effort), so the log keeps that something happened and when,
+// not who. Deletes only in the removal: a browser over its storage quota refuses a transaction
+// that writes, and removing is how a user makes room.
 import type { IDBPDatabase } from 'idb';
 import type { AuditEvent, GalleryDB } from './schema.ts';
 import type { Enqueue, atomically } from './transaction.ts';
@@ -15,18 +17,18 @@ export const AUDIT_MAX_EVENTS = 10_000;
 /** The part of a readwrite transaction's `audit` store erasure needs. */
 interface AuditWrites {
   index(name: 'bySubject'): { getAll(query: IDBKeyRange): Promise<AuditEvent[]>; getAllKeys(query: IDBKeyRange): Promise<number[]> };
-  put(value: AuditEvent, key: number): Promise<number>;
-  add(value: AuditEvent): Promise<number>;
+  delete(key: number): Promise<void>;
 }
 
-/** Inside a removal's transaction: the events naming a subject in `range` lose the name. */
-export async function scrubSubjects(audit: AuditWrites, range: IDBKeyRange, enqueue: Enqueue): Promise<void> {
+/**
+ * Inside a removal's transaction: deletes the events naming a subject in `range`; returns them
+ * without the name, for `AuditLog.note` once the removal has committed.
+ */
+export async function scrubSubjects(audit: AuditWrites, range: IDBKeyRange, enqueue: Enqueue): Promise<AuditEvent[]> {
   const index = audit.index('bySubject');
   const [keys, events] = await Promise.all([index.getAllKeys(range), index.getAll(range)]);
-  keys.forEach((key, i) => {
-    const { subject: _subject, ...rest } = events[i]!;
-    enqueue(audit.put({ ...rest, erased: true }, key));
-  });
+  for (const key of keys) enqueue(audit.delete(key));
+  return events.map(({ subject: _subject, ...rest }) => ({ ...rest, erased: true as const }));
 }
 
 export class AuditLog {
@@ -62,9 +64,9 @@ export class AuditLog {
     return this.append(events).catch(() => {});
   }
 
-  /** Every event, oldest first. */
+  /** Every event, oldest first (by time: an erased subject's events are written again after its removal). */
   async read(): Promise<AuditEvent[]> {
     const tx = (await this.db()).transaction('audit');
-    return this.bounded(tx, () => tx.store.getAll());
+    return (await this.bounded(tx, () => tx.store.getAll())).sort((a, b) => a.at - b.at);
   }
 }

@@ -425,15 +425,16 @@ export class GalleryStore {
   /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. Returns the removed face ids. */
   async removeGallery(appId: string, gallery: string): Promise<string[]> {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
-    const faceIds = await this.bounded(tx, async (enqueue) => {
+    const { faceIds, scrubbed } = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
       await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
-      await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
+      const scrubbed = await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
       this.journalize(tx.objectStore('outbox'), { kind: 'removedGallery', appId, gallery }, enqueue);
-      return removed;
+      return { faceIds: removed, scrubbed };
     });
+    void this.audit.note(scrubbed);
     this.feed.publish({ kind: 'rebuild', appId, gallery });
     this.committed({ kind: 'removedGallery', appId, gallery });
     return faceIds;
@@ -475,17 +476,18 @@ export class GalleryStore {
       await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
       this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
       // the subject is gone (its last template was removed): its name leaves the audit log too
-      if ((await templates.count(subjectRange)) === 0) await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue);
+      const scrubbed = (await templates.count(subjectRange)) === 0 ? await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue) : [];
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
-      return { faceIds, galleryRemoved };
+      return { faceIds, galleryRemoved, scrubbed };
     });
+    void this.audit.note(removal.scrubbed);
     this.feed.publish(
       removal.faceIds.length <= MAX_IDS_PER_NOTICE
         ? { kind: 'removed', appId, gallery, faceIds: removal.faceIds }
         : { kind: 'rebuild', appId, gallery },
     );
     this.committed({ kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds: removal.faceIds });
-    return removal;
+    return { faceIds: removal.faceIds, galleryRemoved: removal.galleryRemoved };
   }
 
   /**
