@@ -422,6 +422,19 @@ export class GalleryStore {
     });
   }
 
+  /**
+   * The stored embeddings of these templates (undefined for one that is gone), in one readonly
+   * transaction: what an int8 search index scores its candidates with exactly.
+   */
+  async templateEmbeddings(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<(Float32Array | undefined)[]> {
+    if (refs.length === 0) return [];
+    const tx = (await this.db()).transaction('templates');
+    return this.bounded(tx, async () => {
+      const records = await Promise.all(refs.map((r) => tx.store.get([appId, gallery, r.subject, r.faceId])));
+      return records.map((record) => record?.embedding);
+    });
+  }
+
   /** Closes the database; every later call rejects. */
   close(): void {
     this.closed = true;
