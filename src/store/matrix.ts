@@ -9,6 +9,7 @@
 import { EngineError } from '../errors.ts';
 import { dimensionMismatch, type IndexBlock } from './segments.ts';
 import type { IndexRow } from './schema.ts';
+import { FaceIdTable } from './face-id-table.ts';
 import { Int8Rows } from './int8-rows.ts';
 import { createKernel, ROW_ALIGN_BYTES, type KernelChoice, type KernelKind, type ScoreKernel } from './kernel.ts';
 import { bestPerGroup, topK } from './rank.ts';
@@ -31,9 +32,9 @@ export interface MatrixMemory {
   kernel: KernelKind | 'int8-simd';
   /** the kernel's buffer: padded rows, query and scores (exact) */
   matrixBytes: number;
-  /** subject and timestamp columns, and the per-subject scratch (exact) */
+  /** subject, timestamp and face id columns with the face id table, and the per-subject scratch (exact) */
   columnBytes: number;
-  /** face ids and subject names with their lookup maps: an estimate (JS strings and Maps) */
+  /** subject names (and face ids not in the engine's UUID form) with their lookup maps: an estimate (JS strings and Maps) */
   idBytes: number;
   total: number;
 }
@@ -70,8 +71,7 @@ export class EmbeddingMatrix {
   private readonly int8Precision: boolean;
   private int8: Int8Rows | undefined;
 
-  private faceIds: string[] = [];
-  private readonly rowOfFace = new Map<string, number>();
+  private readonly faceIds = new FaceIdTable();
   private rowSubject = new Int32Array(0);
   private timestamps = new Float64Array(0);
 
@@ -116,12 +116,12 @@ export class EmbeddingMatrix {
   }
 
   has(faceId: string): boolean {
-    return this.rowOfFace.has(faceId);
+    return this.faceIds.rowOf(faceId) !== undefined;
   }
 
   /** Adds a row; false (and no change) if its face id is already here. */
   add(row: IndexRow): boolean {
-    if (this.rowOfFace.has(row.faceId)) return false;
+    if (this.has(row.faceId)) return false;
     this.fitDimension(row.modelId, row.embedding.length);
     this.ensureCapacity(this.count + 1);
     this.append(row.faceId, row.subject, row.enrollmentTimestamp, row.embedding, 0);
@@ -135,7 +135,7 @@ export class EmbeddingMatrix {
     let added = 0;
     for (let i = 0; i < block.faceIds.length; i++) {
       const faceId = block.faceIds[i]!;
-      if (this.rowOfFace.has(faceId)) continue;
+      if (this.has(faceId)) continue;
       this.append(faceId, block.subjects[i]!, block.timestamps[i]!, block.vectors, i * block.dim);
       added++;
     }
@@ -144,21 +144,18 @@ export class EmbeddingMatrix {
 
   /** Removes a row; false if the face id is not here. */
   remove(faceId: string): boolean {
-    const row = this.rowOfFace.get(faceId);
+    const row = this.faceIds.rowOf(faceId);
     if (row === undefined) return false;
-    this.rowOfFace.delete(faceId);
+    this.faceIds.delete(row);
     this.releaseSubject(this.rowSubject[row]!);
     const last = this.count - 1;
     if (row !== last) {
-      const movedId = this.faceIds[last]!;
       if (this.int8) this.int8.move(last, row);
       else this.rows.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride);
-      this.faceIds[row] = movedId;
+      this.faceIds.move(last, row);
       this.rowSubject[row] = this.rowSubject[last]!;
       this.timestamps[row] = this.timestamps[last]!;
-      this.rowOfFace.set(movedId, row);
     }
-    this.faceIds.pop();
     this.count = last;
     return true;
   }
@@ -243,7 +240,7 @@ export class EmbeddingMatrix {
 
   /** Row `row`'s template, without its embedding. */
   rowRef(row: number): { faceId: string; subject: string; enrollmentTimestamp: number } {
-    return { faceId: this.faceIds[row]!, subject: this.subjectNames[this.rowSubject[row]!]!, enrollmentTimestamp: this.timestamps[row]! };
+    return { faceId: this.faceIds.id(row), subject: this.subjectNames[this.rowSubject[row]!]!, enrollmentTimestamp: this.timestamps[row]! };
   }
 
   private approximate(query: ArrayLike<number>): { scores: Float32Array; bound: number } | undefined {
@@ -262,16 +259,16 @@ export class EmbeddingMatrix {
   /** What the matrix holds in memory (typed arrays exactly, strings estimated). */
   memory(): MatrixMemory {
     const matrixBytes = this.kernel.buffer.byteLength + (this.int8?.bytes ?? 0);
-    const columnBytes = this.rowSubject.byteLength + this.timestamps.byteLength + this.best.byteLength + this.bestRow.byteLength;
+    const columnBytes = this.rowSubject.byteLength + this.timestamps.byteLength + this.best.byteLength + this.bestRow.byteLength + this.faceIds.byteLength;
     let idBytes = 0;
-    for (let i = 0; i < this.count; i++) idBytes += this.faceIds[i]!.length + ID_OVERHEAD_BYTES;
+    for (const id of this.faceIds.others) idBytes += id.length + ID_OVERHEAD_BYTES;
     for (const name of this.subjectSlot.keys()) idBytes += name.length + ID_OVERHEAD_BYTES;
     return { rows: this.count, capacity: this.capacity, kernel: this.int8 ? 'int8-simd' : this.kernel.kind, matrixBytes, columnBytes, idBytes, total: matrixBytes + columnBytes + idBytes };
   }
 
   private match(row: number, similarity: number): TemplateMatch {
     return {
-      faceId: this.faceIds[row]!,
+      faceId: this.faceIds.id(row),
       subject: this.subjectNames[this.rowSubject[row]!]!,
       similarity,
       enrollmentTimestamp: String(this.timestamps[row]!),
@@ -309,6 +306,7 @@ export class EmbeddingMatrix {
     const timestamps = new Float64Array(capacity);
     timestamps.set(this.timestamps.subarray(0, this.count));
     this.timestamps = timestamps;
+    this.faceIds.grow(capacity);
   }
 
   /** Writes row `count` (capacity ensured) from source[from, from + dim). */
@@ -316,8 +314,7 @@ export class EmbeddingMatrix {
     const row = this.count++;
     if (this.int8) this.int8.write(row, source, from);
     else writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
-    this.faceIds.push(faceId);
-    this.rowOfFace.set(faceId, row);
+    this.faceIds.set(row, faceId);
     this.rowSubject[row] = this.claimSubject(subject);
     this.timestamps[row] = timestamp;
   }

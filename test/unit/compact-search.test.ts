@@ -88,3 +88,26 @@ describe.runIf(int8Available())('int8 candidates scored exactly = exact search',
     expect(compact.memory().matrixBytes).toBeLessThan(float.memory().matrixBytes * 0.3);
   });
 });
+
+describe('face ids kept as 16 bytes (face-id-table.ts)', () => {
+  it('finds, moves and forgets ids like a Map does, UUIDs and others alike, through growth and deletions', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat(399)), { minLength: 1, maxLength: 3000 }), (steps) => {
+        const matrix = new EmbeddingMatrix(4);
+        const model = new Map<string, true>();
+        const ids = Array.from({ length: 400 }, (_, i) => (i % 7 === 0 ? `kept-${i}` : crypto.randomUUID()));
+        for (const [add, i] of steps) {
+          const faceId = ids[i]!;
+          if (add) expect(matrix.add({ faceId, subject: 's', modelId: 'm', enrollmentTimestamp: 1, embedding: Float32Array.of(1, i, 0, 1) })).toBe(!model.has(faceId));
+          else expect(matrix.remove(faceId)).toBe(model.delete(faceId));
+          if (add) model.set(faceId, true);
+        }
+        expect(matrix.size).toBe(model.size);
+        for (const id of ids) expect(matrix.has(id)).toBe(model.has(id));
+        const listed = matrix.searchTemplates(Float32Array.of(1, 0, 0, 0), 1000).map((m) => m.faceId);
+        expect(listed.sort()).toEqual([...model.keys()].sort());
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
