@@ -90,3 +90,25 @@ describe('a bulk import whose later chunk fails', () => {
     expect((await store.readGallery('app', 'kept', { images: true })).images).toHaveLength(17);
   });
 });
+
+describe('the int8 search index', () => {
+  it('answers as the float32 one does, score for score, its candidates re-scored from IndexedDB, also after removals', async () => {
+    const store = await openStore(500);
+    await store.importTemplates('app', 'g', items(900, 's'));
+    const target = { appId: 'app', gallery: 'g', modelId: 'm' };
+    const int8 = new GallerySearchIndex(store, { crossTab: false, precision: 'int8' });
+    const float32 = new GallerySearchIndex(store, { crossTab: false, precision: 'float32' });
+    opened.push(int8, float32);
+    expect((await int8.matrix(target)).compact).toBe(true);
+    const queries = Array.from({ length: 20 }, () => embedding());
+    const answers = async () => {
+      for (const q of queries) {
+        expect(await int8.searchSubjects(target, q, 5)).toEqual(await float32.searchSubjects(target, q, 5));
+        expect(await int8.search(target, q, 7, 0.2)).toEqual(await float32.search(target, q, 7, 0.2));
+      }
+    };
+    await answers();
+    for (let i = 0; i < 100; i += 3) await store.removeSubject('app', 'g', `s-${i}`);
+    await answers();
+  });
+});
