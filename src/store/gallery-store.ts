@@ -60,6 +60,14 @@ export interface SubjectRemoval {
   galleryRemoved: boolean;
 }
 
+export interface ImportOptions {
+  /**
+   * The kept face ids are known not to be in the gallery (a sync pull checked them with
+   * presentTemplates): skip reading every key of the gallery to find out, O(gallery) per call.
+   */
+  newIds?: boolean;
+}
+
 /** One template of a bulk import. */
 export interface ImportItem {
   subject: string;
@@ -261,8 +269,21 @@ export class GalleryStore {
    * `chunkLimits` (import-chunks.ts), those already committed undone if a later one fails.
    * Returns the templates' face ids (kept or new), in order.
    */
-  async importTemplates(appId: string, gallery: string, items: readonly ImportItem[]): Promise<string[]> {
-    return (await this.write(appId, gallery, items)).map((t) => t.faceId);
+  async importTemplates(appId: string, gallery: string, items: readonly ImportItem[], options: ImportOptions = {}): Promise<string[]> {
+    return (await this.write(appId, gallery, items, options)).map((t) => t.faceId);
+  }
+
+  /**
+   * Which of these templates the gallery holds (their face ids), in one readonly transaction of
+   * key lookups: what a sync pull page checks, without listing every subject or the gallery.
+   */
+  async presentTemplates(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<Set<string>> {
+    if (refs.length === 0) return new Set();
+    const tx = (await this.db()).transaction('templates');
+    return this.bounded(tx, async () => {
+      const keys = await Promise.all(refs.map((r) => tx.store.getKey([appId, gallery, r.subject, r.faceId])));
+      return new Set(keys.flatMap((key) => (key ? [key[3]] : [])));
+    });
   }
 
   /** /gallery/list_all: the account's galleries, sorted. */
@@ -444,7 +465,7 @@ export class GalleryStore {
     this.connection = undefined;
   }
 
-  private async write(appId: string, gallery: string, items: readonly ImportItem[]): Promise<StoredTemplate[]> {
+  private async write(appId: string, gallery: string, items: readonly ImportItem[], options: ImportOptions = {}): Promise<StoredTemplate[]> {
     checked(AppIdSchema, appId);
     checked(GalleryNameSchema, gallery);
     for (const subject of new Set(items.map((item) => item.subject))) checked(SubjectIdSchema, subject);
@@ -472,6 +493,8 @@ export class GalleryStore {
     }));
     // the templates that keep a given face id (a gallery file's, the service's)
     const kept = new Set(records.filter((_, i) => parsed[i]!.faceId !== undefined));
+    // ids the caller vouches for are not looked up in the gallery (taken stays empty)
+    const taken: TakenIds = { ids: options.newIds ? new Set() : undefined };
     // the photos' bytes, read before the transaction (awaiting a Blob inside it would commit it early)
     const photos: ChunkPhoto[] = [];
     for (const [subject, own] of images) {
@@ -479,7 +502,6 @@ export class GalleryStore {
     }
 
     const chunks = importChunks(records, photos, this.chunkLimits);
-    const taken: TakenIds = { ids: undefined };
     if (chunks.length === 1) {
       await this.writeChunk(appId, gallery, chunks[0]!, kept, taken, now);
     } else {
