@@ -5,6 +5,7 @@
 import { deleteDB } from 'idb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GallerySearchIndex, GalleryStore, type ImportItem } from '../../src/store/index.ts';
+import { seededRandom } from '../unit/helpers/seeded-random.ts';
 
 const opened: { close(): void }[] = [];
 const databases: string[] = [];
@@ -22,15 +23,8 @@ async function openStore(rows: number): Promise<GalleryStore> {
   return store;
 }
 
-let seed = 7;
-function embedding(dim = 8): Float32Array {
-  return Float32Array.from({ length: dim }, () => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) / 2 ** 32 - 0.5;
-  });
-}
+const random = seededRandom(7);
+const embedding = (dim = 8) => Float32Array.from({ length: dim }, () => random() - 0.5);
 
 function items(count: number, prefix: string, image?: Blob): ImportItem[] {
   return Array.from({ length: count }, (_, i) => ({
