@@ -188,13 +188,7 @@ export class EmbeddingMatrix {
    */
   searchSubjects(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): SubjectMatch[] {
     const scores = this.scores(query);
-    const slots = this.subjectNames.length;
-    if (this.best.length < slots) {
-      this.best = new Float32Array(slots * 2);
-      this.bestRow = new Int32Array(slots * 2);
-    }
-    const best = this.best.subarray(0, slots);
-    const bestRow = this.bestRow.subarray(0, slots);
+    const { best, bestRow, slots } = this.subjectScratch();
     bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
     // slots of departed subjects keep -Infinity and never pass a finite minimum; guard -Infinity itself
     const floor = Math.max(minSimilarity, -Number.MAX_VALUE);
@@ -224,9 +218,7 @@ export class EmbeddingMatrix {
     const approx = this.approximate(query);
     if (!approx) return [];
     const { scores, bound } = approx;
-    const slots = this.subjectNames.length;
-    const best = new Float32Array(slots);
-    const bestRow = new Int32Array(slots);
+    const { best, bestRow, slots } = this.subjectScratch();
     bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
     const kth = topK(best, slots, k, -Number.MAX_VALUE).at(-1)?.score ?? -Infinity;
     const floor = Math.max(kth - 2 * bound, minSimilarity - bound);
@@ -236,6 +228,16 @@ export class EmbeddingMatrix {
       if (s >= floor && s >= best[this.rowSubject[r]!]! - 2 * bound) rows.push(r);
     }
     return rows;
+  }
+
+  /** Per-subject scratch for bestPerGroup, one slot per subject slot (reused across searches). */
+  private subjectScratch(): { best: Float32Array; bestRow: Int32Array; slots: number } {
+    const slots = this.subjectNames.length;
+    if (this.best.length < slots) {
+      this.best = new Float32Array(slots * 2);
+      this.bestRow = new Int32Array(slots * 2);
+    }
+    return { best: this.best.subarray(0, slots), bestRow: this.bestRow.subarray(0, slots), slots };
   }
 
   /** Row `row`'s template, without its embedding. */
