@@ -36,6 +36,7 @@ import {
 } from './schema.ts';
 import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
+import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
@@ -50,6 +51,8 @@ export interface GalleryStoreOptions {
   timeoutMs?: number;
   /** audit events kept (default AUDIT_MAX_EVENTS); small values are for tests */
   auditMaxEvents?: number;
+  /** templates and bytes per transaction of a bulk write (default IMPORT_CHUNK_LIMITS); small values are for tests */
+  chunkLimits?: ChunkLimits;
 }
 
 /** A template as gallery/view_subject lists it. */
@@ -63,6 +66,14 @@ export interface SubjectRemoval {
   faceIds: string[];
   /** the subject was the gallery's last, so the gallery is gone too */
   galleryRemoved: boolean;
+}
+
+export interface ImportOptions {
+  /**
+   * The kept face ids are known not to be in the gallery (a sync pull checked them with
+   * presentTemplates): skip reading every key of the gallery to find out, O(gallery) per call.
+   */
+  newIds?: boolean;
 }
 
 /** One template of a bulk import. */
@@ -102,6 +113,11 @@ export interface GalleryContents {
   templates: StoredTemplate[];
   /** the gallery's stored photos, when asked for */
   images: ImageRecord[];
+}
+
+/** The face ids a write found in its gallery, read by its first transaction that keeps ids. */
+interface TakenIds {
+  ids: Set<string> | undefined;
 }
 
 /** segments per getAll while building an index: bounds the transient copy, not the result */
@@ -197,6 +213,7 @@ export class GalleryStore {
   readonly id: string = crypto.randomUUID();
   private readonly segmentRows: number;
   private readonly timeoutMs: number;
+  private readonly chunkLimits: ChunkLimits;
   private readonly feed: ChangeFeed;
   private readonly commitListeners = new Set<CommitListener>();
   private journalOf: Journal | undefined;
@@ -214,6 +231,7 @@ export class GalleryStore {
     if (!(Number.isInteger(this.segmentRows) && this.segmentRows > 0)) throw new RangeError('segmentRows must be a positive integer');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
+    this.chunkLimits = options.chunkLimits ?? IMPORT_CHUNK_LIMITS;
     this.feed = new ChangeFeed(this.channelName, this.id, options.broadcast ?? true);
     this.audit = new AuditLog(() => this.db(), (tx, work) => this.bounded(tx, work), options.auditMaxEvents);
   }
@@ -282,12 +300,26 @@ export class GalleryStore {
   }
 
   /**
-   * Bulk import (gallery files, seeding, benchmarks): any number of subjects, into a new or an
-   * existing gallery, in one transaction: all of it or nothing. Returns the templates' face ids
-   * (kept or new), in order.
+   * Bulk import (gallery files, seeding, benchmarks, sync pulls): any number of subjects, into a
+   * new or an existing gallery, all of it or nothing: in transactions of at most
+   * `chunkLimits` (import-chunks.ts), those already committed undone if a later one fails.
+   * Returns the templates' face ids (kept or new), in order.
    */
-  async importTemplates(appId: string, gallery: string, items: readonly ImportItem[]): Promise<string[]> {
-    return (await this.write(appId, gallery, items)).map((t) => t.faceId);
+  async importTemplates(appId: string, gallery: string, items: readonly ImportItem[], options: ImportOptions = {}): Promise<string[]> {
+    return (await this.write(appId, gallery, items, options)).map((t) => t.faceId);
+  }
+
+  /**
+   * Which of these templates the gallery holds (their face ids), in one readonly transaction of
+   * key lookups: what a sync pull page checks, without listing every subject or the gallery.
+   */
+  async presentTemplates(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<Set<string>> {
+    if (refs.length === 0) return new Set();
+    const tx = (await this.db()).transaction('templates');
+    return this.bounded(tx, async () => {
+      const keys = await Promise.all(refs.map((r) => tx.store.getKey([appId, gallery, r.subject, r.faceId])));
+      return new Set(keys.flatMap((key) => (key ? [key[3]] : [])));
+    });
   }
 
   /** /gallery/list_all: the account's galleries, sorted. */
@@ -509,6 +541,19 @@ export class GalleryStore {
     });
   }
 
+  /**
+   * The stored embeddings of these templates (undefined for one that is gone), in one readonly
+   * transaction: what an int8 search index scores its candidates with exactly.
+   */
+  async templateEmbeddings(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<(Float32Array | undefined)[]> {
+    if (refs.length === 0) return [];
+    const tx = (await this.db()).transaction('templates');
+    return this.bounded(tx, async () => {
+      const records = await Promise.all(refs.map((r) => tx.store.get([appId, gallery, r.subject, r.faceId])));
+      return records.map((record) => record?.embedding);
+    });
+  }
+
   /** Closes the database; every later call rejects. */
   close(): void {
     this.closed = true;
@@ -519,7 +564,7 @@ export class GalleryStore {
     this.connection = undefined;
   }
 
-  private async write(appId: string, gallery: string, items: readonly ImportItem[]): Promise<StoredTemplate[]> {
+  private async write(appId: string, gallery: string, items: readonly ImportItem[], options: ImportOptions = {}): Promise<StoredTemplate[]> {
     checked(AppIdSchema, appId);
     checked(GalleryNameSchema, gallery);
     for (const subject of new Set(items.map((item) => item.subject))) checked(SubjectIdSchema, subject);
@@ -545,45 +590,46 @@ export class GalleryStore {
       ...(image === undefined ? {} : { imageKey: imageKeyOf(subject, image) }),
       segment: 0, // set below, once the packing is known
     }));
-    const keepsIds = parsed.some((item) => item.faceId !== undefined);
+    // the templates that keep a given face id (a gallery file's, the service's)
+    const kept = new Set(records.filter((_, i) => parsed[i]!.faceId !== undefined));
+    // ids the caller vouches for are not looked up in the gallery (taken stays empty)
+    const taken: TakenIds = { ids: options.newIds ? new Set() : undefined };
     // the photos' bytes, read before the transaction (awaiting a Blob inside it would commit it early)
-    const photos: { subject: string; imageKey: string; bytes: ArrayBuffer; type: string }[] = [];
+    const photos: ChunkPhoto[] = [];
     for (const [subject, own] of images) {
       for (const [blob, imageKey] of own) photos.push({ subject, imageKey, bytes: await blob.arrayBuffer(), type: blob.type });
     }
 
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
-    await this.bounded(tx, async (enqueue) => {
-      const templates = tx.objectStore('templates');
-      if (keepsIds) {
-        // face ids are unique per gallery (the search index keys rows by them): a kept id the
-        // gallery already has, under any subject, makes way for a new one
-        const taken = new Set((await templates.getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]));
-        records.forEach((record, i) => {
-          if (parsed[i]!.faceId !== undefined && taken.has(record.faceId)) {
-            record.faceId = newFaceId(now);
-            record.enrollmentTimestamp = String(now);
-          }
-          taken.add(record.faceId);
-        });
+    const chunks = importChunks(records, photos, this.chunkLimits);
+    if (chunks.length === 1) {
+      await this.writeChunk(appId, gallery, chunks[0]!, kept, taken, now);
+    } else {
+      // a bulk import: several transactions, undone together if one fails (nothing half-written)
+      const before = await this.subjectsOf(appId, gallery);
+      const firstSeqs = new Map<string, number>();
+      let done = 0;
+      try {
+        for (const chunk of chunks) {
+          await this.writeChunk(appId, gallery, chunk, kept, taken, now, firstSeqs);
+          done++;
+        }
+      } catch (error) {
+        if (done > 0) {
+          const written = chunks.slice(0, done).flatMap((c) => c.records);
+          const photos = chunks.slice(0, done).flatMap((c) => c.photos);
+          // once more if the first try fails (a transaction of deletes is not refused for quota)
+          await this.undoWrite(appId, gallery, written, photos, before, firstSeqs)
+            .catch(() => this.undoWrite(appId, gallery, written, photos, before, firstSeqs))
+            .catch(() => {});
+          this.feed.publish({ kind: 'rebuild', appId, gallery }); // an index may have read the part written
+        }
+        throw error;
       }
-      for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
-      for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
-      const segments = tx.objectStore('segments');
-      for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
-        const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
-        const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows);
-        group.forEach((record, i) => (record.segment = packed.seqs[i]!));
-        for (const segment of packed.segments) enqueue(segments.put(segment));
-      }
-      // add, not put: an existing key would be a face id collision, and must fail the write
-      for (const record of records) enqueue(templates.add(record));
-      if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
-    }, records.length);
+    }
 
     // kept ids may have been in the gallery before and been removed: indexes must not treat
     // them as late notices of that removed template (search-index.ts, tombstones)
-    const revives = keepsIds ? { revives: true } : {};
+    const revives = kept.size > 0 ? { revives: true } : {};
     this.feed.publish(
       records.length <= MAX_ROWS_PER_NOTICE
         ? { kind: 'added', appId, gallery, rows: records.map(indexRow), ...revives }
@@ -592,6 +638,111 @@ export class GalleryStore {
     const stored = records.map(publicTemplate);
     if (this.commitListeners.size > 0) this.committed({ kind: 'added', appId, gallery, templates: stored, photos });
     return stored;
+  }
+
+  /** One transaction of a write: the chunk's subjects, photos, segment rows and templates. */
+  private async writeChunk(
+    appId: string,
+    gallery: string,
+    chunk: WriteChunk<TemplateRecord>,
+    kept: ReadonlySet<TemplateRecord>,
+    taken: TakenIds,
+    now: number,
+    /** a bulk write's first segment per model, filled in by its first chunk of that model */
+    firstSeqs?: Map<string, number>,
+  ): Promise<void> {
+    const { records, photos } = chunk;
+    // the sync's outbox entry for this chunk commits with it (its journal); an undone chunk's goes in undoWrite
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    await this.bounded(
+      tx,
+      async (enqueue) => {
+        const templates = tx.objectStore('templates');
+        if (records.some((record) => kept.has(record))) {
+          // face ids are unique per gallery (the search index keys rows by them): a kept id the
+          // gallery already has, under any subject, makes way for a new one (read once per write)
+          taken.ids ??= new Set((await templates.getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]));
+          for (const record of records) {
+            if (kept.has(record) && taken.ids.has(record.faceId)) {
+              record.faceId = newFaceId(now);
+              record.enrollmentTimestamp = String(now);
+            }
+            taken.ids.add(record.faceId);
+          }
+        }
+        for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
+        for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
+        const segments = tx.objectStore('segments');
+        for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
+          const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
+          // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
+          const fresh = firstSeqs !== undefined && !firstSeqs.has(modelId);
+          if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);
+          const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows, fresh);
+          group.forEach((record, i) => (record.segment = packed.seqs[i]!));
+          for (const segment of packed.segments) enqueue(segments.put(segment));
+        }
+        // add, not put: an existing key would be a face id collision, and must fail the write
+        for (const record of records) enqueue(templates.add(record));
+        if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
+      },
+      records.length,
+      chunk.bytes,
+    );
+  }
+
+  /** The gallery's subjects now (empty: the gallery does not exist), in one readonly transaction. */
+  private async subjectsOf(appId: string, gallery: string): Promise<Set<string>> {
+    const tx = (await this.db()).transaction('subjects');
+    return this.bounded(tx, async () => new Set((await tx.store.getAllKeys(prefixRange(appId, gallery))).map((key) => key[2])));
+  }
+
+  /**
+   * Takes back what a failed bulk write committed, with deletes only (a store over its quota
+   * refuses any transaction that puts, but not one that deletes): the gallery if the write
+   * created it; else the subjects it created, its templates and photos in the subjects that
+   * were there, and the segments it started (rewritten instead only if another write has
+   * added rows to them meanwhile). One transaction: deletes of whole ranges and keys are small.
+   */
+  private async undoWrite(
+    appId: string,
+    gallery: string,
+    records: readonly TemplateRecord[],
+    photos: readonly ChunkPhoto[],
+    before: ReadonlySet<string>,
+    firstSeqs: ReadonlyMap<string, number>,
+  ): Promise<void> {
+    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    await this.bounded(
+      tx,
+      async (enqueue) => {
+        // the committed chunks' queued enrolls go with them (never sent: nothing was written)
+        const outbox = tx.objectStore('outbox');
+        if (before.size === 0) {
+          for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
+          await dropQueuedEnrolls(outbox, prefixRange(appId, gallery), enqueue);
+          return;
+        }
+        for (const subject of new Set(records.map((r) => r.subject))) if (!before.has(subject)) await dropQueuedEnrolls(outbox, prefixRange(appId, gallery, subject), enqueue);
+        for (const r of records) if (before.has(r.subject)) await dropQueuedEnrolls(outbox, IDBKeyRange.only([appId, gallery, r.subject, r.faceId]), enqueue);
+        for (const subject of new Set(records.map((r) => r.subject))) {
+          if (before.has(subject)) continue;
+          for (const name of ['templates', 'images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
+        }
+        for (const r of records) if (before.has(r.subject)) enqueue(tx.objectStore('templates').delete([appId, gallery, r.subject, r.faceId]));
+        for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
+        const segments = tx.objectStore('segments');
+        const ours = new Set(records.map((r) => r.faceId));
+        for (const [modelId, first] of firstSeqs) {
+          const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
+          for (const segment of await segments.getAll(range)) {
+            const rest = withoutRows(segment, ours);
+            enqueue(rest ? segments.put(rest) : segments.delete([appId, gallery, modelId, segment.seq]));
+          }
+        }
+      },
+      records.length,
+    );
   }
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
@@ -612,8 +763,8 @@ export class GalleryStore {
   }
 
   /** atomically() with this store's bound; `rows` stretches it for big imports (1 ms a row). */
-  private bounded<T>(tx: Parameters<typeof atomically>[0], work: (enqueue: Enqueue) => Promise<T>, rows = 0): Promise<T> {
-    return atomically(tx, work, this.timeoutMs + rows);
+  private bounded<T>(tx: Parameters<typeof atomically>[0], work: (enqueue: Enqueue) => Promise<T>, rows = 0, writeBytes = 0): Promise<T> {
+    return atomically(tx, work, this.timeoutMs + rows, writeBytes);
   }
 
   private db(): Promise<Db> {

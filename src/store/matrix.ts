@@ -9,6 +9,8 @@
 import { EngineError } from '../errors.ts';
 import { dimensionMismatch, type IndexBlock } from './segments.ts';
 import type { IndexRow } from './schema.ts';
+import { FaceIdTable } from './face-id-table.ts';
+import { Int8Rows } from './int8-rows.ts';
 import { createKernel, ROW_ALIGN_BYTES, type KernelChoice, type KernelKind, type ScoreKernel } from './kernel.ts';
 import { bestPerGroup, topK } from './rank.ts';
 
@@ -27,12 +29,12 @@ export type SubjectMatch = TemplateMatch;
 export interface MatrixMemory {
   rows: number;
   capacity: number;
-  kernel: KernelKind;
+  kernel: KernelKind | 'int8-simd';
   /** the kernel's buffer: padded rows, query and scores (exact) */
   matrixBytes: number;
-  /** subject and timestamp columns, and the per-subject scratch (exact) */
+  /** subject, timestamp and face id columns with the face id table, and the per-subject scratch (exact) */
   columnBytes: number;
-  /** face ids and subject names with their lookup maps: an estimate (JS strings and Maps) */
+  /** subject names (and face ids not in the engine's UUID form) with their lookup maps: an estimate (JS strings and Maps) */
   idBytes: number;
   total: number;
 }
@@ -40,6 +42,12 @@ export interface MatrixMemory {
 export interface MatrixOptions {
   /** 'auto' (default): WebAssembly SIMD where available, else plain JS */
   kernel?: KernelChoice;
+  /**
+   * 'float32' (default): exact scores. 'int8': rows in a quarter of the memory (int8-rows.ts);
+   * the matrix then only names the candidates of a search (templateCandidates,
+   * subjectCandidates), which the caller scores exactly from the stored embeddings.
+   */
+  precision?: 'float32' | 'int8';
   /** rows to allocate up front */
   capacity?: number;
 }
@@ -60,9 +68,10 @@ export class EmbeddingMatrix {
   private count = 0;
   private readonly kernel: ScoreKernel;
   private rows = new Float32Array(0);
+  private readonly int8Precision: boolean;
+  private int8: Int8Rows | undefined;
 
-  private faceIds: string[] = [];
-  private readonly rowOfFace = new Map<string, number>();
+  private readonly faceIds = new FaceIdTable();
   private rowSubject = new Int32Array(0);
   private timestamps = new Float64Array(0);
 
@@ -76,6 +85,7 @@ export class EmbeddingMatrix {
 
   constructor(dim = 0, options: MatrixOptions = {}) {
     this.dimension = 0;
+    this.int8Precision = options.precision === 'int8';
     this.kernel = createKernel(ROW_ALIGN_BYTES, options.kernel);
     if (dim > 0) this.setDimension(dim, options.capacity ?? MIN_CAPACITY);
   }
@@ -100,13 +110,18 @@ export class EmbeddingMatrix {
     return this.kernel.kind;
   }
 
+  /** int8 rows: searches name candidates, the caller scores them exactly */
+  get compact(): boolean {
+    return this.int8Precision;
+  }
+
   has(faceId: string): boolean {
-    return this.rowOfFace.has(faceId);
+    return this.faceIds.rowOf(faceId) !== undefined;
   }
 
   /** Adds a row; false (and no change) if its face id is already here. */
   add(row: IndexRow): boolean {
-    if (this.rowOfFace.has(row.faceId)) return false;
+    if (this.has(row.faceId)) return false;
     this.fitDimension(row.modelId, row.embedding.length);
     this.ensureCapacity(this.count + 1);
     this.append(row.faceId, row.subject, row.enrollmentTimestamp, row.embedding, 0);
@@ -120,7 +135,7 @@ export class EmbeddingMatrix {
     let added = 0;
     for (let i = 0; i < block.faceIds.length; i++) {
       const faceId = block.faceIds[i]!;
-      if (this.rowOfFace.has(faceId)) continue;
+      if (this.has(faceId)) continue;
       this.append(faceId, block.subjects[i]!, block.timestamps[i]!, block.vectors, i * block.dim);
       added++;
     }
@@ -129,20 +144,18 @@ export class EmbeddingMatrix {
 
   /** Removes a row; false if the face id is not here. */
   remove(faceId: string): boolean {
-    const row = this.rowOfFace.get(faceId);
+    const row = this.faceIds.rowOf(faceId);
     if (row === undefined) return false;
-    this.rowOfFace.delete(faceId);
+    this.faceIds.delete(row);
     this.releaseSubject(this.rowSubject[row]!);
     const last = this.count - 1;
     if (row !== last) {
-      const movedId = this.faceIds[last]!;
-      this.rows.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride);
-      this.faceIds[row] = movedId;
+      if (this.int8) this.int8.move(last, row);
+      else this.rows.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride);
+      this.faceIds.move(last, row);
       this.rowSubject[row] = this.rowSubject[last]!;
       this.timestamps[row] = this.timestamps[last]!;
-      this.rowOfFace.set(movedId, row);
     }
-    this.faceIds.pop();
     this.count = last;
     return true;
   }
@@ -153,9 +166,8 @@ export class EmbeddingMatrix {
    */
   scores(query: ArrayLike<number>): Float32Array {
     if (this.count === 0) return new Float32Array(0);
-    if (query.length !== this.dimension) {
-      throw new EngineError('CORRUPT_FACE_DATA', `the query embedding has ${query.length} dimensions; the gallery's have ${this.dimension}`);
-    }
+    this.checkQuery(query);
+    if (this.int8) throw new Error('an int8 matrix has no exact scores: search its candidates');
     const buffer = this.kernel.buffer;
     writeNormalised(new Float32Array(buffer, 0, this.stride), 0, query, 0, this.dimension, this.stride);
     const rowsAt = this.rowBytes;
@@ -176,32 +188,89 @@ export class EmbeddingMatrix {
    */
   searchSubjects(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): SubjectMatch[] {
     const scores = this.scores(query);
-    const slots = this.subjectNames.length;
-    if (this.best.length < slots) {
-      this.best = new Float32Array(slots * 2);
-      this.bestRow = new Int32Array(slots * 2);
-    }
-    const best = this.best.subarray(0, slots);
-    const bestRow = this.bestRow.subarray(0, slots);
+    const { best, bestRow, slots } = this.subjectScratch();
     bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
     // slots of departed subjects keep -Infinity and never pass a finite minimum; guard -Infinity itself
     const floor = Math.max(minSimilarity, -Number.MAX_VALUE);
     return topK(best, slots, k, floor).map(({ id, score }) => this.match(bestRow[id]!, score));
   }
 
+  /**
+   * int8: the rows that may be among the k most similar templates with similarity ≥
+   * minSimilarity, ascending (their exact scores decide: int8-rows.ts has the bound).
+   */
+  templateCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
+    const approx = this.approximate(query);
+    if (!approx) return [];
+    const { scores, bound } = approx;
+    const kth = topK(scores, this.count, k).at(-1)?.score ?? -Infinity;
+    const floor = Math.max(kth - 2 * bound, minSimilarity - bound);
+    const rows: number[] = [];
+    for (let r = 0; r < this.count; r++) if (scores[r]! >= floor) rows.push(r);
+    return rows;
+  }
+
+  /**
+   * int8: the rows that may be the best template of one of the k subjects whose best template
+   * is most similar (at least minSimilarity), ascending.
+   */
+  subjectCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
+    const approx = this.approximate(query);
+    if (!approx) return [];
+    const { scores, bound } = approx;
+    const { best, bestRow, slots } = this.subjectScratch();
+    bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
+    const kth = topK(best, slots, k, -Number.MAX_VALUE).at(-1)?.score ?? -Infinity;
+    const floor = Math.max(kth - 2 * bound, minSimilarity - bound);
+    const rows: number[] = [];
+    for (let r = 0; r < this.count; r++) {
+      const s = scores[r]!;
+      if (s >= floor && s >= best[this.rowSubject[r]!]! - 2 * bound) rows.push(r);
+    }
+    return rows;
+  }
+
+  /** Per-subject scratch for bestPerGroup, one slot per subject slot (reused across searches). */
+  private subjectScratch(): { best: Float32Array; bestRow: Int32Array; slots: number } {
+    const slots = this.subjectNames.length;
+    if (this.best.length < slots) {
+      this.best = new Float32Array(slots * 2);
+      this.bestRow = new Int32Array(slots * 2);
+    }
+    return { best: this.best.subarray(0, slots), bestRow: this.bestRow.subarray(0, slots), slots };
+  }
+
+  /** Row `row`'s template, without its embedding. */
+  rowRef(row: number): { faceId: string; subject: string; enrollmentTimestamp: number } {
+    return { faceId: this.faceIds.id(row), subject: this.subjectNames[this.rowSubject[row]!]!, enrollmentTimestamp: this.timestamps[row]! };
+  }
+
+  private approximate(query: ArrayLike<number>): { scores: Float32Array; bound: number } | undefined {
+    if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
+    if (this.count === 0) return undefined;
+    this.checkQuery(query);
+    return this.int8.score(query, this.count);
+  }
+
+  private checkQuery(query: ArrayLike<number>): void {
+    if (query.length !== this.dimension) {
+      throw new EngineError('CORRUPT_FACE_DATA', `the query embedding has ${query.length} dimensions; the gallery's have ${this.dimension}`);
+    }
+  }
+
   /** What the matrix holds in memory (typed arrays exactly, strings estimated). */
   memory(): MatrixMemory {
-    const matrixBytes = this.kernel.buffer.byteLength;
-    const columnBytes = this.rowSubject.byteLength + this.timestamps.byteLength + this.best.byteLength + this.bestRow.byteLength;
+    const matrixBytes = this.kernel.buffer.byteLength + (this.int8?.bytes ?? 0);
+    const columnBytes = this.rowSubject.byteLength + this.timestamps.byteLength + this.best.byteLength + this.bestRow.byteLength + this.faceIds.byteLength;
     let idBytes = 0;
-    for (let i = 0; i < this.count; i++) idBytes += this.faceIds[i]!.length + ID_OVERHEAD_BYTES;
+    for (const id of this.faceIds.others) idBytes += id.length + ID_OVERHEAD_BYTES;
     for (const name of this.subjectSlot.keys()) idBytes += name.length + ID_OVERHEAD_BYTES;
-    return { rows: this.count, capacity: this.capacity, kernel: this.kernel.kind, matrixBytes, columnBytes, idBytes, total: matrixBytes + columnBytes + idBytes };
+    return { rows: this.count, capacity: this.capacity, kernel: this.int8 ? 'int8-simd' : this.kernel.kind, matrixBytes, columnBytes, idBytes, total: matrixBytes + columnBytes + idBytes };
   }
 
   private match(row: number, similarity: number): TemplateMatch {
     return {
-      faceId: this.faceIds[row]!,
+      faceId: this.faceIds.id(row),
       subject: this.subjectNames[this.rowSubject[row]!]!,
       similarity,
       enrollmentTimestamp: String(this.timestamps[row]!),
@@ -218,30 +287,36 @@ export class EmbeddingMatrix {
     this.dimension = dim;
     this.rowBytes = Math.ceil((dim * 4) / ROW_ALIGN_BYTES) * ROW_ALIGN_BYTES;
     this.stride = this.rowBytes / 4;
+    if (this.int8Precision) this.int8 = new Int8Rows(dim, capacity);
     this.ensureCapacity(capacity);
   }
 
   private ensureCapacity(rows: number): void {
     if (rows <= this.capacity) return;
     const capacity = Math.max(rows, MIN_CAPACITY, Math.ceil(this.capacity * 1.5));
-    // query row + rows + one float32 score per row
-    this.kernel.grow(this.rowBytes + capacity * this.rowBytes + capacity * 4);
+    if (this.int8) {
+      this.int8.grow(capacity);
+    } else {
+      // query row + rows + one float32 score per row
+      this.kernel.grow(this.rowBytes + capacity * this.rowBytes + capacity * 4);
+      this.rows = new Float32Array(this.kernel.buffer, this.rowBytes, capacity * this.stride);
+    }
     this.capacity = capacity;
-    this.rows = new Float32Array(this.kernel.buffer, this.rowBytes, capacity * this.stride);
     const rowSubject = new Int32Array(capacity);
     rowSubject.set(this.rowSubject.subarray(0, this.count));
     this.rowSubject = rowSubject;
     const timestamps = new Float64Array(capacity);
     timestamps.set(this.timestamps.subarray(0, this.count));
     this.timestamps = timestamps;
+    this.faceIds.grow(capacity);
   }
 
   /** Writes row `count` (capacity ensured) from source[from, from + dim). */
   private append(faceId: string, subject: string, timestamp: number, source: ArrayLike<number>, from: number): void {
     const row = this.count++;
-    writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
-    this.faceIds.push(faceId);
-    this.rowOfFace.set(faceId, row);
+    if (this.int8) this.int8.write(row, source, from);
+    else writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
+    this.faceIds.set(row, faceId);
     this.rowSubject[row] = this.claimSubject(subject);
     this.timestamps[row] = timestamp;
   }

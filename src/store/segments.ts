@@ -62,6 +62,8 @@ export function appendRows(
   owner: SegmentOwner,
   rows: readonly IndexRow[],
   capacity: number,
+  /** open a new segment after `last` even if it has room (a bulk import's first chunk: undone by deleting whole segments) */
+  fresh = false,
 ): { segments: SegmentRecord[]; seqs: number[] } {
   if (rows.length === 0) return { segments: [], seqs: [] };
   const dim = last?.dim ?? rows[0]!.embedding.length;
@@ -69,7 +71,7 @@ export function appendRows(
 
   const segments: SegmentRecord[] = [];
   const seqs: number[] = [];
-  let current = last && last.faceIds.length < capacity ? last : emptySegment(owner, last ? last.seq + 1 : 0, dim);
+  let current = last && !fresh && last.faceIds.length < capacity ? last : emptySegment(owner, last ? last.seq + 1 : 0, dim);
   for (let from = 0; from < rows.length; ) {
     const to = Math.min(rows.length, from + capacity - current.faceIds.length);
     current = extended(current, rows, from, to);

@@ -13,14 +13,60 @@ export type Enqueue = (request: Promise<unknown>) => void;
  */
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 20_000;
 
+/** What navigator.storage.estimate() said when a write was refused for quota. */
+export interface QuotaEstimate {
+  usage: number;
+  quota: number;
+}
+
+const size = (bytes: number) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`);
+
+/**
+ * A QuotaExceededError as STORAGE_FULL (3004) naming the limit that was hit, judged by the
+ * browser's own estimate: the site's quota when its usage plus the write reach it; otherwise a
+ * limit the estimate does not show (a full disk; a private window, which keeps IndexedDB in
+ * memory: Chromium refused a 700k-template gallery there at 1.45 GB of a 12 GB quota; a quota
+ * set through DevTools). Without an estimate, the browser's word as it is.
+ */
+export function quotaError(estimate: QuotaEstimate | undefined, writeBytes: number): EngineError {
+  if (!estimate) return new EngineError('STORAGE_FULL');
+  const { usage, quota } = estimate;
+  // IndexedDB's keys and overhead are not in writeBytes: within 10% (at least 50 MB) of the quota counts as reaching it
+  if (usage + writeBytes >= quota - Math.max(quota * 0.1, 50e6)) {
+    return new EngineError(
+      'STORAGE_FULL',
+      `storage is full: this site uses ${size(usage)} of the ${size(quota)} this browser allows it and the write needed about ${size(writeBytes)} more; nothing was stored; remove galleries or media results, or ask for persistent storage (navigator.storage.persist())`,
+    );
+  }
+  return new EngineError(
+    'STORAGE_FULL',
+    `storage is full: the browser refused a write of about ${size(writeBytes)} as over its quota (QuotaExceededError), although its estimate says this site uses ${size(usage)} of ${size(quota)}: the limit hit is one the estimate does not show (a full disk, a private window's in-memory storage, or a quota set for the site); nothing was stored; free disk space, leave private browsing, remove galleries or media results, or ask for persistent storage (navigator.storage.persist())`,
+  );
+}
+
+/** The browser's storage estimate, or undefined when it has none or takes over a second. */
+export async function quotaEstimate(): Promise<QuotaEstimate | undefined> {
+  if (typeof navigator === 'undefined' || !navigator.storage?.estimate) return undefined;
+  try {
+    const estimate = await withinTime(navigator.storage.estimate(), 1000, () => new Error('no estimate'));
+    return estimate.usage !== undefined && estimate.quota !== undefined ? { usage: estimate.usage, quota: estimate.quota } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isQuotaError(error: unknown): boolean {
+  return (error instanceof DOMException || error instanceof Error) && error.name === 'QuotaExceededError';
+}
+
 /**
  * An IndexedDB failure as the engine's typed error: a full quota is STORAGE_FULL (3004), any
  * other refusal is UNAVAILABLE (3001) naming the browser's reason. EngineErrors pass through.
+ * (atomically() judges a QuotaExceededError by the storage estimate first: quotaError.)
  */
 export function storageError(error: unknown, what = 'the write'): unknown {
   if (error instanceof EngineError) return error;
-  const name = error instanceof DOMException || error instanceof Error ? error.name : '';
-  if (name === 'QuotaExceededError') return new EngineError('STORAGE_FULL');
+  if (isQuotaError(error)) return new EngineError('STORAGE_FULL');
   if (error instanceof DOMException) {
     const reason = error.message ? `${error.name}: ${error.message}` : error.name;
     return new EngineError('UNAVAILABLE', `temporarily unavailable: the browser's storage (IndexedDB) refused ${what} (${reason}); nothing was changed`);
@@ -49,6 +95,8 @@ export async function atomically<T>(
   tx: IDBPTransaction<any, any, 'readwrite' | 'readonly'>,
   work: (enqueue: Enqueue) => Promise<T>,
   timeoutMs: number = DEFAULT_TRANSACTION_TIMEOUT_MS,
+  /** about how many bytes the work writes: weighed against the quota if the browser refuses it as over quota */
+  writeBytes = 0,
 ): Promise<T> {
   const requests: Promise<unknown>[] = [];
   const enqueue: Enqueue = (request) => {
@@ -80,7 +128,8 @@ export async function atomically<T>(
     abort();
     // a browser that never settles the transaction must not hold the caller: bounded wait
     await Promise.race([tx.done.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    throw storageError(reasonOf(error, tx.error));
+    const reason = reasonOf(error, tx.error);
+    throw isQuotaError(reason) ? quotaError(await quotaEstimate(), writeBytes) : storageError(reason);
   } finally {
     clearTimeout(timer);
   }

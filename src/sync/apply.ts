@@ -56,15 +56,6 @@ function doomed(pending: readonly LocalChange[], gallery: string, subject: strin
   );
 }
 
-async function localIds(ctx: ApplyContext, gallery: string, subject: string): Promise<Set<string>> {
-  try {
-    return new Set((await ctx.store.listTemplates(ctx.appId, gallery, subject)).map((t) => t.faceId));
-  } catch (error) {
-    if (missing(error)) return new Set();
-    throw error;
-  }
-}
-
 async function applyEnrolls(ctx: ApplyContext, gallery: string, changes: readonly PulledEnroll[]): Promise<number> {
   const key = await ctx.keys.forPull(gallery); // PASSPHRASE_REQUIRED / WRONG_PASSPHRASE stop the pull here
   // sealed templates of a gallery whose settings we have not seen (a lagging read replica): stop, pull again later
@@ -82,10 +73,11 @@ async function applyEnrolls(ctx: ApplyContext, gallery: string, changes: readonl
     }
     if (!doomed(ctx.pending, gallery, item.subject, change.template_id)) items.push(item);
   }
-  const present = new Map<string, Set<string>>();
-  for (const subject of new Set(items.map((i) => i.subject))) present.set(subject, await localIds(ctx, gallery, subject));
-  const fresh = items.filter((i) => !present.get(i.subject)!.has(i.faceId!));
-  if (fresh.length > 0) await ctx.store.importTemplates(ctx.appId, gallery, fresh);
+  // one transaction of key lookups for the page (a listing per subject cost a transaction each)
+  const present = await ctx.store.presentTemplates(ctx.appId, gallery, items.map((i) => ({ subject: i.subject, faceId: i.faceId! })));
+  const fresh = items.filter((i) => !present.has(i.faceId!));
+  // the service's template ids are unique per app: no need to read the gallery's every key per page
+  if (fresh.length > 0) await ctx.store.importTemplates(ctx.appId, gallery, fresh, { newIds: true });
   return fresh.length;
 }
 

@@ -255,11 +255,13 @@ export class Replicator {
       await outbox.setHeld(held);
     }
     let cursor = await outbox.cursor();
+    let next: ReturnType<typeof client.pull> | undefined;
     for (;;) {
       let page;
       try {
-        page = await client.pull(cursor, options.galleries);
+        page = await (next ?? client.pull(cursor, options.galleries));
       } catch (error) {
+        next = undefined;
         if (!(error instanceof SyncError && error.code === 'CURSOR_AHEAD')) throw error;
         // the service lost its log (restored from a backup): everything it has is pulled again; ids keep it idempotent
         status.warn(error.failure);
@@ -268,6 +270,9 @@ export class Replicator {
         await outbox.setHeld({});
         continue;
       }
+      // the next page travels while this one is written (its cursor does not depend on the writing)
+      next = page.more ? client.pull(page.cursor, options.galleries) : undefined;
+      next?.catch(() => {}); // awaited next turn; a failure of this page's writing leaves it unread
       const applied = await this.apply(page.changes, new Set(Object.keys(held)));
       for (const [gallery, error] of applied.held) {
         held[gallery] = cursor; // from before this page: none of its changes of that gallery were applied

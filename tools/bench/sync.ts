@@ -8,6 +8,7 @@
 // equal the database's: nothing lost, nothing duplicated. Numbers go to docs/benchmarks.md
 // between the sync-bench markers.
 //   --clients 50 --enrolls 200 --removes 20 --batch 5 --no-faults --no-write
+//   --bootstrap 100000: a new device joining a team gallery instead (tools/bench/bootstrap.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,8 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '5' },
     'no-faults': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    /** instead of the load run: a fresh browser joining a gallery of this many templates (tools/bench/bootstrap.ts) */
+    bootstrap: { type: 'string' },
   },
 });
 const CLIENTS = Number(args.clients);
@@ -428,4 +431,5 @@ ${END}`;
   writeFileSync(DOC, next);
 }
 
-await main();
+if (args.bootstrap !== undefined) await (await import('./bootstrap.ts')).runBootstrap(Number(args.bootstrap), !args['no-write']);
+else await main();

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { createServer, type Plugin } from 'vite';
 import { chromiumArgs, chromiumPath, crossOriginIsolationHeaders } from '../browser-env.ts';
 import { serveBuiltSite } from './built-site.ts';
@@ -45,6 +45,13 @@ export interface BrowserSessionOptions {
    * times the size of a minified bundle to every script (e.g. '/dist/lib/' or one file).
    */
   staticPaths?: string[];
+  /**
+   * Run in this on-disk profile folder (created if missing) instead of a fresh off-the-record
+   * context: Playwright's new contexts keep IndexedDB in memory (measured: a 700k-template
+   * gallery is refused there as QuotaExceededError at 1.45 GB of a 12 GB quota), a real user's
+   * profile keeps it on disk. The caller removes the folder.
+   */
+  profileDir?: string;
 }
 
 /** The server behind a session: the dev server or a served build. */
@@ -57,6 +64,8 @@ export interface BrowserSession {
   /** e.g. http://127.0.0.1:41234 (no trailing slash) */
   readonly baseUrl: string;
   readonly browser: Browser;
+  /** e.g. "156.0.7000.0" (the user agent with profileDir when Playwright has no Browser for it) */
+  readonly browserVersion: string;
   /** escape hatch for e2e tests (clicks, screenshots); bench/eval should only need call() */
   readonly page: Page;
   /** Navigates to a project path (e.g. '/tools/bench/pages/models.html') and waits for expose(). */
@@ -174,6 +183,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
   const requireIsolation = options.requireIsolation ?? true;
   let server: Served | undefined;
   let browser: Browser | undefined;
+  let profile: BrowserContext | undefined;
   let closing: Promise<void> | undefined;
 
   // Rejects once the page is unusable; every open()/call() races against it.
@@ -186,7 +196,7 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       // bounded: a wedged browser must not hang the script (Playwright kills it at exit anyway)
-      await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, 'closing Chromium').catch(() => {});
+      await withTimeout(profile?.close() ?? browser?.close() ?? Promise.resolve(), 10_000, 'closing Chromium').catch(() => {});
       await withTimeout(server?.close() ?? Promise.resolve(), 10_000, 'closing vite').catch(() => {});
     })());
   function onSignal(signal: NodeJS.Signals): void {
@@ -203,16 +213,24 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
           : await startViteDevServer(options.optimizeEntries, options.staticPaths);
         server = vite;
         if (closing) await vite.close(); // timed out meanwhile: close() already ran
-        browser = await chromium.launch({
+        const launch = {
           executablePath: chromiumPath,
           args: [...chromiumArgs, ...(options.extraArgs ?? [])],
           headless: true,
           // our handler closes vite too
           handleSIGINT: false,
           handleSIGTERM: false,
-        });
+        };
+        if (options.profileDir) {
+          profile = await chromium.launchPersistentContext(options.profileDir, launch);
+          if (closing) await profile.close();
+          const page = profile.pages()[0] ?? (await profile.newPage());
+          const version = await profile.browser()?.version();
+          return { baseUrl: vite.baseUrl, browser: profile.browser(), page, version: version ?? (await page.evaluate(() => navigator.userAgent)) };
+        }
+        browser = await chromium.launch(launch);
         if (closing) await browser.close();
-        return { baseUrl: vite.baseUrl, browser, page: await browser.newPage() };
+        return { baseUrl: vite.baseUrl, browser, page: await browser.newPage(), version: browser.version() };
       })(),
       // a build comes first when builtPages are served (a minute or more on 2 cores)
       options.builtPages ? timeoutMs + 300_000 : timeoutMs,
@@ -240,14 +258,17 @@ export async function startBrowserSession(options: BrowserSessionOptions = {}): 
       if (request.resourceType() === 'script' && !reason.includes('ERR_ABORTED')) fail(new Error(`script ${request.url()} failed: ${reason}`));
     });
     page.on('crash', () => fail(new Error('the page crashed')));
-    started.browser.on('disconnected', () => fail(new Error('Chromium disconnected')));
+    if (started.browser) started.browser.on('disconnected', () => fail(new Error('Chromium disconnected')));
+    else profile?.on('close', () => fail(new Error('Chromium closed')));
 
     const guarded = <T>(promise: Promise<T>, what: string, ms = timeoutMs): Promise<T> =>
       withTimeout(Promise.race([promise, failure]), ms, what);
 
     return {
       baseUrl,
-      browser: started.browser,
+      // a persistent profile has no Browser object in Playwright: the callers that need one don't use profileDir
+      browser: started.browser as Browser,
+      browserVersion: started.version,
       page,
       async open(path) {
         const url = new URL(path, baseUrl).href;

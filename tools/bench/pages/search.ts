@@ -1,4 +1,4 @@
-// Runs in the bench page: the recognition store and search index at 1k–100k templates, on
+// Runs in the bench page: the recognition store and search index at 1k–1M templates, on
 // synthetic random embeddings (fine for speed and memory; say nothing about accuracy).
 // Driven from Node by tools/bench/search.ts, which reloads the page between seed() and
 // reopen() so the reopen starts from a fresh JS realm, as after a real page reload.
@@ -29,19 +29,30 @@ export interface Percentiles {
 
 export interface SeedResult {
   insertMs: number;
+  /** navigator.storage.estimate().usage after seeding, per template */
+  storedBytesPerTemplate: number;
 }
 
 export interface MeasureResult {
   /** store open + first index build in this (warm) page */
   buildMs: number;
-  /** searchSubjects (recognize: best template per subject, top k), per kernel */
-  recognize: Record<'wasm-simd' | 'js', Percentiles>;
+  /**
+   * index.searchSubjects (recognize: best template per subject, top k): 'int8' is what the
+   * engine runs (int8 scan, then its candidates scored exactly from IndexedDB); the float32
+   * matrices (SIMD and JS kernels) only up to FLOAT32_UP_TO templates
+   */
+  recognize: { int8: Percentiles; 'wasm-simd'?: Percentiles; js?: Percentiles };
+  /** int8 candidates scored exactly per recognize, mean */
+  candidates: number;
   /** search (top k templates), default kernel */
   templates: Percentiles;
   /** addTemplates of one template into the gallery, incl. segment rewrite and index update */
   enroll: Percentiles;
-  memory: { matrixBytes: number; columnBytes: number; idBytesEstimate: number; total: number };
+  memory: { matrixBytes: number; columnBytes: number; idBytesEstimate: number; total: number; measuredBytes: number | undefined };
 }
+
+/** float32 matrices (4× the int8 memory) are measured for comparison up to this size */
+const FLOAT32_UP_TO = 100_000;
 
 export interface ReopenResult {
   openMs: number;
@@ -89,7 +100,7 @@ async function time<T>(work: () => Promise<T>): Promise<[number, T]> {
 async function seed(options: SearchBenchOptions): Promise<SeedResult> {
   await deleteDB(options.name);
   const store = await GalleryStore.open({ name: options.name, broadcast: false });
-  const batch = options.batch ?? 10_000;
+  const batch = options.batch ?? 50_000;
   let insertMs = 0;
   try {
     for (let from = 0; from < options.templates; from += batch) {
@@ -103,18 +114,26 @@ async function seed(options: SearchBenchOptions): Promise<SeedResult> {
   } finally {
     store.close();
   }
-  return { insertMs };
+  const { usage = 0 } = await navigator.storage.estimate();
+  return { insertMs, storedBytesPerTemplate: usage / options.templates };
+}
+
+/** The page's and its workers' memory as Chromium measures it (cross-origin isolated pages only). */
+async function measuredMemory(): Promise<number | undefined> {
+  const measure = (performance as { measureUserAgentSpecificMemory?: () => Promise<{ bytes: number }> }).measureUserAgentSpecificMemory;
+  if (!measure) return undefined;
+  return (await measure.call(performance)).bytes;
 }
 
 async function timeSearches(run: (query: Float32Array) => unknown, dim: number, queries: number): Promise<Percentiles> {
   const pool = Array.from({ length: 16 }, () => randomVector(dim));
   const warmUntil = performance.now() + 300; // let V8 tier up the JS around the kernel
-  for (let i = 0; i < 10 || performance.now() < warmUntil; i++) run(pool[i % pool.length]!);
+  for (let i = 0; i < 10 || performance.now() < warmUntil; i++) await run(pool[i % pool.length]!);
   const times: number[] = [];
   for (let i = 0; i < queries; i++) {
     const query = pool[i % pool.length]!;
     const started = performance.now();
-    run(query);
+    await run(query);
     times.push(performance.now() - started);
   }
   return summarize(times);
@@ -124,6 +143,7 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
   const queries = options.queries ?? 200;
   const k = options.k ?? 10;
   const target = { appId: APP, gallery: GALLERY, modelId: MODEL };
+  const memoryBefore = await measuredMemory();
   const [buildMs, { store, index }] = await time(async () => {
     const store = await GalleryStore.open({ name: options.name, broadcast: false });
     const index = new GallerySearchIndex(store, { crossTab: false });
@@ -133,16 +153,22 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
   try {
     const matrix = await index.matrix(target);
     if (matrix.size !== options.templates) throw new Error(`expected ${options.templates} rows, the index has ${matrix.size}`);
+    const memoryAfter = await measuredMemory();
     const memory = matrix.memory();
 
-    const recognize = {} as MeasureResult['recognize'];
-    for (const kernel of ['wasm-simd', 'js'] as const satisfies KernelChoice[]) {
-      const kernelIndex = new GallerySearchIndex(store, { crossTab: false, kernel });
-      const m = await kernelIndex.matrix(target);
-      recognize[kernel] = await timeSearches((q) => m.searchSubjects(q, k), options.dim, queries);
-      kernelIndex.close();
+    const recognize: MeasureResult['recognize'] = { int8: await timeSearches((q) => index.searchSubjects(target, q, k), options.dim, queries) };
+    let candidates = 0;
+    // galleries under INT8_FROM_ROWS are float32: nothing is re-scored
+    if (matrix.compact) for (let i = 0; i < 20; i++) candidates += matrix.subjectCandidates(randomVector(options.dim), k).length / 20;
+    if (options.templates <= FLOAT32_UP_TO) {
+      for (const kernel of ['wasm-simd', 'js'] as const satisfies KernelChoice[]) {
+        const kernelIndex = new GallerySearchIndex(store, { crossTab: false, kernel, precision: 'float32' });
+        const m = await kernelIndex.matrix(target);
+        recognize[kernel] = await timeSearches((q) => m.searchSubjects(q, k), options.dim, queries);
+        kernelIndex.close();
+      }
     }
-    const templates = await timeSearches((q) => matrix.searchTemplates(q, k), options.dim, queries);
+    const templates = await timeSearches((q) => index.search(target, q, k), options.dim, queries);
 
     const enrollTimes: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -155,6 +181,7 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
     return {
       buildMs,
       recognize,
+      candidates,
       templates,
       enroll: summarize(enrollTimes),
       memory: {
@@ -162,6 +189,7 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
         columnBytes: memory.columnBytes,
         idBytesEstimate: memory.idBytes,
         total: memory.total,
+        measuredBytes: memoryBefore !== undefined && memoryAfter !== undefined ? memoryAfter - memoryBefore : undefined,
       },
     };
   } finally {

@@ -1,0 +1,167 @@
+// A matrix's face ids, compactly. As JS strings in an array plus a Map to find their rows, 1M
+// ids took ~100 MB (estimated; more than the int8 rows' 128 MB allow beside them in 200 MB);
+// here an id in the engine's own form (a lowercase UUID, face-id.ts) is 16 bytes of one typed
+// array, found through an open-addressing table of row numbers (linear probing, backward-shift
+// deletion); any other id (a gallery file may keep its own) lives in a Map as before.
+
+const EMPTY = -1;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** where a UUID's 32 hex digits stand (between the dashes at 8, 13, 18 and 23) */
+const DIGITS = Array.from({ length: 36 }, (_, i) => i).filter((i) => ![8, 13, 18, 23].includes(i));
+
+/** a lowercase hex digit's value, else -1 */
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
+}
+
+/** the 16 bytes of a lowercase UUID, or undefined for any other id (char codes: a reopen parses a million) */
+function uuidBytes(id: string): Uint8Array | undefined {
+  if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return undefined;
+  const bytes = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) {
+    const high = hexValue(id.charCodeAt(DIGITS[2 * i]!));
+    const low = hexValue(id.charCodeAt(DIGITS[2 * i + 1]!));
+    if (high < 0 || low < 0) return undefined;
+    bytes[i] = (high << 4) | low;
+  }
+  return bytes;
+}
+
+export class FaceIdTable {
+  private bytes = new Uint8Array(0);
+  /** 1 where the row's id is in `bytes` */
+  private packed = new Uint8Array(0);
+  private readonly otherIds = new Map<number, string>();
+  private readonly otherRows = new Map<string, number>();
+  private slots = new Int32Array(0);
+  private mask = -1;
+  private used = 0;
+
+  /** bytes held (typed arrays exactly; the Map of other ids not counted) */
+  get byteLength(): number {
+    return this.bytes.byteLength + this.packed.byteLength + this.slots.byteLength;
+  }
+
+  /** other ids, for the memory estimate */
+  get others(): IterableIterator<string> {
+    return this.otherRows.keys();
+  }
+
+  grow(capacity: number): void {
+    if (capacity * 16 > this.bytes.length) {
+      const bytes = new Uint8Array(capacity * 16);
+      bytes.set(this.bytes);
+      this.bytes = bytes;
+      const packed = new Uint8Array(capacity);
+      packed.set(this.packed);
+      this.packed = packed;
+    }
+  }
+
+  id(row: number): string {
+    if (!this.packed[row]) return this.otherIds.get(row)!;
+    const b = this.bytes;
+    const h = (i: number) => HEX[b[row * 16 + i]!]!;
+    const part = (from: number, to: number) => {
+      let s = '';
+      for (let i = from; i < to; i++) s += h(i);
+      return s;
+    };
+    return `${part(0, 4)}-${part(4, 6)}-${part(6, 8)}-${part(8, 10)}-${part(10, 16)}`;
+  }
+
+  rowOf(id: string): number | undefined {
+    const bytes = uuidBytes(id);
+    if (!bytes) return this.otherRows.get(id);
+    if (this.used === 0) return undefined;
+    for (let s = this.home(bytes, 0); ; s = (s + 1) & this.mask) {
+      const row = this.slots[s]!;
+      if (row === EMPTY) return undefined;
+      if (this.packed[row] && this.sameBytes(row, bytes)) return row;
+    }
+  }
+
+  /** Row `row` (capacity grown) gets `id`, which is not in the table. */
+  set(row: number, id: string): void {
+    const bytes = uuidBytes(id);
+    if (!bytes) {
+      this.packed[row] = 0;
+      this.otherIds.set(row, id);
+      this.otherRows.set(id, row);
+      return;
+    }
+    this.packed[row] = 1;
+    this.bytes.set(bytes, row * 16);
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
+    this.insert(row);
+    this.used++;
+  }
+
+  /** Forgets row `row`'s id. */
+  delete(row: number): void {
+    if (!this.packed[row]) {
+      const id = this.otherIds.get(row);
+      this.otherIds.delete(row);
+      if (id !== undefined) this.otherRows.delete(id);
+      return;
+    }
+    let hole = this.slotOf(row);
+    this.used--;
+    // backward-shift: move later entries of the probe run into the hole where their home allows
+    for (let j = (hole + 1) & this.mask; this.slots[j] !== EMPTY; j = (j + 1) & this.mask) {
+      const home = this.home(this.bytes, this.slots[j]! * 16);
+      const between = hole <= j ? home > hole && home <= j : home > hole || home <= j;
+      if (!between) {
+        this.slots[hole] = this.slots[j]!;
+        hole = j;
+      }
+    }
+    this.slots[hole] = EMPTY;
+  }
+
+  /** Row `from`'s id now belongs to row `to` (whose own id was deleted). */
+  move(from: number, to: number): void {
+    if (!this.packed[from]) {
+      const id = this.otherIds.get(from)!;
+      this.otherIds.delete(from);
+      this.packed[to] = 0;
+      this.otherIds.set(to, id);
+      this.otherRows.set(id, to);
+      return;
+    }
+    const slot = this.slotOf(from);
+    this.bytes.copyWithin(to * 16, from * 16, from * 16 + 16);
+    this.packed[to] = 1;
+    this.slots[slot] = to;
+  }
+
+  private home(bytes: Uint8Array, at: number): number {
+    // bytes 12–15 of a UUIDv7 (or v4) are random
+    return ((bytes[at + 12]! << 24) | (bytes[at + 13]! << 16) | (bytes[at + 14]! << 8) | bytes[at + 15]!) & this.mask;
+  }
+
+  private sameBytes(row: number, bytes: Uint8Array): boolean {
+    const at = row * 16;
+    for (let i = 15; i >= 0; i--) if (this.bytes[at + i] !== bytes[i]) return false;
+    return true;
+  }
+
+  private slotOf(row: number): number {
+    for (let s = this.home(this.bytes, row * 16); ; s = (s + 1) & this.mask) if (this.slots[s] === row) return s;
+  }
+
+  private insert(row: number): void {
+    let s = this.home(this.bytes, row * 16);
+    while (this.slots[s] !== EMPTY) s = (s + 1) & this.mask;
+    this.slots[s] = row;
+  }
+
+  private rehash(size: number): void {
+    const old = this.slots;
+    this.slots = new Int32Array(size).fill(EMPTY);
+    this.mask = size - 1;
+    for (const row of old) if (row !== EMPTY) this.insert(row);
+  }
+}

@@ -1,0 +1,99 @@
+// A new device joining a team gallery, killed part-way: one sync service on real PostgreSQL
+// holding 2500 templates (three pull pages), a fresh Chromium profile whose page is closed
+// after the first page of the pull was applied and before the last, then the same profile
+// opened again: the pull resumes from its cursor and the device ends with exactly the
+// service's templates, no more, no fewer. (The time a 100k gallery takes: bench:sync --bootstrap.)
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
+import type { SyncStatus } from '../../src/sync/index.ts';
+import { PushResponseSchema } from '../../src/sync/protocol.ts';
+import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { enroll } from './helpers/templates.ts';
+
+const APP = { id: 'team', key: 'team-key-123' };
+const TEMPLATES = 2500;
+
+let service: Service;
+let vite: ViteDevServer;
+let browser: Browser;
+let pageUrl: string;
+
+async function open(context: BrowserContext): Promise<{ page: Page; call<T>(name: string, ...args: unknown[]): Promise<T> }> {
+  const page = await context.newPage();
+  await page.goto(pageUrl);
+  await page.waitForFunction(() => 'syncTest' in globalThis, undefined, { timeout: 120_000 });
+  const call = <T>(name: string, ...args: unknown[]) =>
+    page.evaluate(([n, a]) => (globalThis as unknown as Record<string, Record<string, (...x: unknown[]) => unknown>>).syncTest![n as string]!(...(a as unknown[])), [name, args] as const) as Promise<T>;
+  await call('start', { url: service.url, appId: APP.id, appKey: APP.key });
+  return { page, call };
+}
+
+beforeAll(async () => {
+  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
+  vite = await createServer({
+    configFile: path.join(ROOT, 'vite.config.ts'),
+    root: ROOT,
+    logLevel: 'warn',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    optimizeDeps: { entries: ['test/sync/page/index.html'] },
+  });
+  await vite.listen();
+  const address = vite.httpServer!.address();
+  if (!address || typeof address === 'string') throw new Error('no vite address');
+  pageUrl = `http://127.0.0.1:${address.port}/test/sync/page/index.html`;
+  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.close();
+  await service?.close();
+});
+
+it('a bootstrap killed part-way resumes where it stopped and ends with exactly the service’s templates', async () => {
+  const pushed: string[] = [];
+  let last = 0;
+  for (let from = 0; from < TEMPLATES; from += 256) {
+    const changes = Array.from({ length: Math.min(256, TEMPLATES - from) }, (_, i) => enroll('team', `subject-${Math.floor((from + i) / 5)}`));
+    const response = await fetch(`${service.url}/v1/push`, {
+      method: 'POST',
+      headers: { app_id: APP.id, app_key: APP.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ changes }),
+    });
+    for (const r of PushResponseSchema.parse(await response.json()).results) {
+      expect(r.status).toBe('accepted');
+      if (r.status === 'accepted') last = Math.max(last, Number(r.seq));
+    }
+    pushed.push(...changes.map((c) => c.template_id));
+  }
+
+  const context = await browser.newContext(); // one profile for both pages
+  try {
+    const first = await open(context);
+    // kill the page once a first pull page is in, before the last
+    let cursor = 0;
+    const began = Date.now();
+    while (cursor < 1000) {
+      cursor = Number((await first.call<SyncStatus>('status')).cursor);
+      if (Date.now() - began > 60_000) throw new Error(`no pull page applied within 60 s (cursor ${cursor})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await first.page.close();
+    expect(cursor).toBeLessThan(last);
+
+    const second = await open(context);
+    const resumedAt = Number((await second.call<SyncStatus>('status')).cursor);
+    expect(resumedAt).toBeGreaterThanOrEqual(cursor); // from where it stopped, not from 0
+    const again = Date.now();
+    while (Number((await second.call<SyncStatus>('status')).cursor) < last) {
+      if (Date.now() - again > 90_000) throw new Error('the resumed pull did not reach the last change within 90 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await second.call<string[]>('templateIds', 'team')).toEqual([...pushed].sort());
+  } finally {
+    await context.close();
+  }
+});

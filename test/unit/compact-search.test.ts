@@ -1,0 +1,113 @@
+// The int8 search matrix (src/store/int8-rows.ts) against the exact float32 one: for random
+// and for clustered galleries (near-duplicates, the hard case for a quantised score), the
+// int8 candidates scored exactly give the very top k templates and subjects, similarity for
+// similarity, that the exact search gives — the property the search index relies on.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { int8Available } from '../../src/store/int8-rows.ts';
+import { EmbeddingMatrix } from '../../src/store/matrix.ts';
+import type { IndexRow } from '../../src/store/schema.ts';
+import { seededRandom } from './helpers/seeded-random.ts';
+
+const DIM = 128;
+
+function gaussian(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/** `n` rows: uniform random, or around `clusters` centres with `spread` noise (subjects share a centre). */
+function gallery(seed: number, n: number, clusters: number, spread: number): IndexRow[] {
+  const random = seededRandom(seed);
+  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: DIM }, () => gaussian(random)));
+  return Array.from({ length: n }, (_, i) => {
+    const centre = centres[i % clusters];
+    const embedding = Float32Array.from({ length: DIM }, (_, j) => (centre ? centre[j]! + spread * gaussian(random) : gaussian(random)));
+    return { faceId: `face-${i}`, subject: `subject-${Math.floor(i / 3) % Math.max(1, Math.floor(n / 5))}`, modelId: 'm', enrollmentTimestamp: i, embedding };
+  });
+}
+
+/** What the search index does with an int8 matrix: candidates, then exact scores of their embeddings. */
+function compactSearch(rows: IndexRow[], compact: EmbeddingMatrix, query: Float32Array, k: number, min: number) {
+  const byId = new Map(rows.map((r) => [r.faceId, r]));
+  const exactOf = (candidates: number[]) => {
+    const m = new EmbeddingMatrix(DIM, { capacity: candidates.length });
+    for (const row of candidates) m.add(byId.get(compact.rowRef(row).faceId)!);
+    return m;
+  };
+  const templates = compact.templateCandidates(query, k, min);
+  const subjects = compact.subjectCandidates(query, k, min);
+  return {
+    templates: exactOf(templates).searchTemplates(query, k, min),
+    subjects: exactOf(subjects).searchSubjects(query, k, min),
+    candidates: Math.max(templates.length, subjects.length),
+  };
+}
+
+describe.runIf(int8Available())('int8 candidates scored exactly = exact search', () => {
+  for (const [name, clusters, spread] of [
+    ['random', 0, 0],
+    ['clustered, close', 20, 0.35],
+    ['clustered, near-duplicates', 50, 0.05],
+  ] as const) {
+    it(`${name}: same top k templates and subjects, similarities equal`, () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 2 ** 30 }), fc.integer({ min: 1, max: 25 }), fc.constantFrom(-Infinity, 0, 0.3, 0.9), (seed, k, min) => {
+          const rows = gallery(seed, 1500, clusters, spread);
+          const exact = new EmbeddingMatrix(DIM);
+          const compact = new EmbeddingMatrix(DIM, { precision: 'int8' });
+          for (const row of rows) {
+            exact.add(row);
+            compact.add(row);
+          }
+          // removals move rows about in both
+          for (let i = 0; i < 100; i += 7) {
+            exact.remove(`face-${i}`);
+            compact.remove(`face-${i}`);
+          }
+          const random = seededRandom(seed + 1);
+          const query = clusters > 0 ? rows[Math.floor(random() * rows.length)]!.embedding.map((v) => v + 0.1 * gaussian(random)) : Float32Array.from({ length: DIM }, () => gaussian(random));
+          const got = compactSearch(rows, compact, query, k, min);
+          expect(got.templates).toEqual(exact.searchTemplates(query, k, min));
+          expect(got.subjects).toEqual(exact.searchSubjects(query, k, min));
+          // a few rows more than k, not the gallery
+          expect(got.candidates).toBeLessThan(rows.length / 3);
+        }),
+        { numRuns: 25 },
+      );
+    });
+  }
+
+  it('keeps a quarter of the float32 rows’ memory', () => {
+    const rows = gallery(3, 16_384, 0, 0);
+    const compact = new EmbeddingMatrix(DIM, { precision: 'int8', capacity: rows.length });
+    const float = new EmbeddingMatrix(DIM, { capacity: rows.length });
+    for (const row of rows) {
+      compact.add(row);
+      float.add(row);
+    }
+    expect(compact.memory().matrixBytes).toBeLessThan(float.memory().matrixBytes * 0.3);
+  });
+});
+
+describe('face ids kept as 16 bytes (face-id-table.ts)', () => {
+  it('finds, moves and forgets ids like a Map does, UUIDs and others alike, through growth and deletions', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.nat(399)), { minLength: 1, maxLength: 3000 }), (steps) => {
+        const matrix = new EmbeddingMatrix(4);
+        const model = new Map<string, true>();
+        const ids = Array.from({ length: 400 }, (_, i) => (i % 7 === 0 ? `kept-${i}` : i % 11 === 0 ? crypto.randomUUID().toUpperCase() : crypto.randomUUID()));
+        for (const [add, i] of steps) {
+          const faceId = ids[i]!;
+          if (add) expect(matrix.add({ faceId, subject: 's', modelId: 'm', enrollmentTimestamp: 1, embedding: Float32Array.of(1, i, 0, 1) })).toBe(!model.has(faceId));
+          else expect(matrix.remove(faceId)).toBe(model.delete(faceId));
+          if (add) model.set(faceId, true);
+        }
+        expect(matrix.size).toBe(model.size);
+        for (const id of ids) expect(matrix.has(id)).toBe(model.has(id));
+        const listed = matrix.searchTemplates(Float32Array.of(1, 0, 0, 0), 1000).map((m) => m.faceId);
+        expect(listed.sort()).toEqual([...model.keys()].sort());
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
