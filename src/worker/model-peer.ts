@@ -1,8 +1,10 @@
 // A second vision worker that only runs models, for the second core: where ORT cannot run threads
 // (no SharedArrayBuffer: a page without COOP/COEP, WebKit) one worker's ORT uses one core however
 // many the device has. The peer is this same worker script, started from inside the worker, so
-// every build (vite, webpack, the package) already ships it. It gets each model's unpacked bytes
-// from this worker (nothing is downloaded twice) and runs what the RunScheduler hands it.
+// every build (vite, webpack, the package) already ships it. It starts after the worker's first
+// answer (vision.worker.ts afterAnswer), loads the models the worker already has itself (from the
+// HTTP cache), gets later ones' unpacked bytes from the worker, and runs what the RunScheduler
+// hands it.
 import * as Comlink from 'comlink';
 import type { RuntimeEnv } from '../env.ts';
 import type { NamedOutput } from './model-registry.ts';

@@ -93,6 +93,8 @@ export class ModelRegistry {
    */
   attachPeer(peer: ModelPeer): void {
     this.peer = peer;
+    // the models this worker already has: the peer fetches and loads its own copies
+    for (const id of this.sessions.keys()) peer.load(id);
     const here = {
       // a peer-first model this worker has not loaded waits for the peer (unless the peer has lost it)
       accepts: (id: string) => this.sessions.has(id) || !(PEER_FIRST_MODELS.has(id) && peer.holds(id)),

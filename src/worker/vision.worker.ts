@@ -57,11 +57,22 @@ const crops = new CropRenderer();
  * it runs once the answer has gone out: the code-cache warm-up (ModelRegistry.warmCodeCache).
  */
 function afterAnswer(models: ModelRegistry): void {
+  // the model peer starts once the first answer is out: started with the worker, its ORT start
+  // competed with the first request's on a 2-core machine (bench:peers, one thread: cold start
+  // 1.29 of human's with it at init)
+  if (startPeer) {
+    const peer = startPeer();
+    startPeer = undefined;
+    if (peer) models.attachPeer(peer);
+  }
   // a timer only while there is work for it: once the warm-up is done, every answer skips it
   if (models.codeCacheWarmUpPending) setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
   // the peer-first models' own sessions here, one per idle turn (model-registry.ts PEER_FIRST_MODELS)
   if (models.deferredLoadsPending) setTimeout(() => void models.loadDeferred(), 0);
 }
+
+/** starts the model peer (src/worker/model-peer.ts) when the worker wants one and has not started it yet */
+let startPeer: (() => ReturnType<typeof startModelPeer>) | undefined;
 
 function requireReady() {
   if (!ready) throw new Error('vision worker used before init()');
@@ -77,12 +88,12 @@ const api = {
       // ORT's WASM runtime starts now, while the manifest and the first models download (it
       // would otherwise wait for the detector's bytes: ~0.2 s of every cold start)
       void backend.start();
-      // the peer's ORT starts on the other core at the same time
-      const peer = role === 'main' && backend.info.backend === 'wasm' && wantsPeer(env, backend.info.threads) ? startModelPeer(env) : undefined;
       const models = await ModelRegistry.open(backend, (file) => modelFileUrl(env, file));
       const settings = { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? true };
       if (role === 'peer') return { ...settings, modelWorkers: 1 };
-      if (peer) models.attachPeer(peer);
+      const peer = backend.info.backend === 'wasm' && wantsPeer(env, backend.info.threads);
+      // after the first answer (afterAnswer)
+      if (peer) startPeer = () => startModelPeer(env);
       // every request starts with the detector: its download and session begin now, while the
       // page is still getting its first image (errors surface at first use)
       models.load(DETECTION.detector).catch(() => {});
