@@ -5,7 +5,7 @@ import { BackendChanged, type OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
 import { InputBuffers } from './input-buffers.ts';
 import { PeerFailure, type ModelPeer } from './model-peer.ts';
-import { RunScheduler } from './run-scheduler.ts';
+import { RunScheduler, yieldToMessages } from './run-scheduler.ts';
 
 export interface NamedOutput {
   data: Float32Array;
@@ -71,7 +71,16 @@ export class ModelRegistry {
   /** a second worker's runtime and the queue both share (attachPeer) */
   private peer: ModelPeer | undefined;
   private localRuns = 0;
-  private scheduler: RunScheduler<Record<string, NamedOutput>> | undefined;
+  /**
+   * Every run queues here, and this worker's ORT takes one at a time: onnxruntime-web's run is
+   * asynchronous, and two runs inside one ORT at once broke it ("Cannot read properties of null"
+   * in its run, two batches of the recogniser started together). A peer adds its own lane.
+   */
+  private readonly scheduler = new RunScheduler<Record<string, NamedOutput>>(
+    [{ accepts: (id) => this.acceptsHere(id), run: (id, input, dims) => this.runHere(id, input, dims) }],
+    // with a peer, its answer (its cue for the next run) gets in between this worker's runs
+    { isFatal: (error) => error instanceof PeerFailure, pause: () => (this.peer ? yieldToMessages() : Promise.resolve()) },
+  );
 
   private constructor(
     private readonly backend: OrtBackend,
@@ -95,14 +104,13 @@ export class ModelRegistry {
     this.peer = peer;
     // the models this worker already has: the peer fetches and loads its own copies
     for (const id of this.sessions.keys()) peer.load(id);
-    const here = {
-      // a peer-first model this worker has not loaded waits for the peer (unless the peer has lost it)
-      accepts: (id: string) => this.sessions.has(id) || !(PEER_FIRST_MODELS.has(id) && peer.holds(id)),
-      run: (id: string, input: Float32Array, dims: readonly number[]) => this.runHere(id, input, dims),
-    };
-    const scheduler = new RunScheduler([peer.lane, here], { isFatal: (error) => error instanceof PeerFailure });
-    peer.onChange = () => scheduler.wake();
-    this.scheduler = scheduler;
+    peer.onChange = () => this.scheduler.wake();
+    this.scheduler.addFirst(peer.lane);
+  }
+
+  /** a peer-first model this worker has not loaded waits for the peer (unless the peer has lost it) */
+  private acceptsHere(id: string): boolean {
+    return this.sessions.has(id) || !(PEER_FIRST_MODELS.has(id) && this.peer?.holds(id));
   }
 
   /**
@@ -126,7 +134,7 @@ export class ModelRegistry {
   /** For when this worker is idle: loads one deferred peer-first model here, so both can run it. */
   async loadDeferred(): Promise<void> {
     const [id] = this.deferred();
-    if (id) await this.load(id).then(() => this.scheduler?.wake(), () => {});
+    if (id) await this.load(id).then(() => this.scheduler.wake(), () => {});
   }
 
   /**
@@ -147,12 +155,12 @@ export class ModelRegistry {
 
   /** how many runtimes take runs at once (2 with a peer): work split into that many runs finishes sooner */
   get runtimes(): number {
-    return this.scheduler ? 2 : 1;
+    return this.peer ? 2 : 1;
   }
 
   /** Model runs answered so far by this worker's ORT and by the peer's (diagnostics). */
   runCounts(): ModelRuns {
-    return { here: this.localRuns, peer: this.scheduler?.runs[0] ?? 0 };
+    return { here: this.localRuns, peer: this.peer ? this.scheduler.runs[0]! : 0 };
   }
 
   entry(id: string): ModelEntry {
@@ -211,7 +219,7 @@ export class ModelRegistry {
    * queues for whichever runtime is free first (start several runs together for both to work).
    */
   run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
-    return this.scheduler ? this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims) : this.runHere(id, input, dims);
+    return this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims);
   }
 
   /**

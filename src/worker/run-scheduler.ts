@@ -38,24 +38,31 @@ export function yieldToMessages(): Promise<void> {
 
 export class RunScheduler<Out> {
   private readonly queue: RunJob<Out>[] = [];
-  private readonly busy: boolean[];
-  /** runs each lane has answered */
-  readonly runs: number[];
+  private readonly busy = new Set<RunLane<Out>>();
+  private readonly retired = new Set<RunLane<Out>>();
+  private readonly answered = new Map<RunLane<Out>, number>();
 
   /**
    * `lanes` in order of preference for the next run when several are free (the peer first: the
-   * local thread also renders every crop). A lane whose run fails is `retire`d when `isFatal`
-   * says so (a dead peer) and its run goes back to the queue for the others.
+   * local thread also renders every crop). A lane whose run fails is retired when `isFatal` says
+   * so (a dead peer) and its run goes back to the queue for the others. `pause` runs after each
+   * run, before the lane takes the next (default: none).
    */
   constructor(
     private readonly lanes: RunLane<Out>[],
-    private readonly options: { isFatal?: (error: unknown, lane: number) => boolean; pause?: () => Promise<void> } = {},
-  ) {
-    this.busy = lanes.map(() => false);
-    this.runs = lanes.map(() => 0);
+    private readonly options: { isFatal?: (error: unknown) => boolean; pause?: () => Promise<void> } = {},
+  ) {}
+
+  /** Adds a runtime ahead of the others (a peer started later); runs under way are unaffected. */
+  addFirst(lane: RunLane<Out>): void {
+    this.lanes.unshift(lane);
+    this.pump();
   }
 
-  private readonly retired = new Set<number>();
+  /** runs each lane has answered, in the lanes' order */
+  get runs(): number[] {
+    return this.lanes.map((lane) => this.answered.get(lane) ?? 0);
+  }
 
   submit(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[]): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
@@ -75,30 +82,30 @@ export class RunScheduler<Out> {
   }
 
   private pump(): void {
-    this.lanes.forEach((lane, i) => {
-      if (this.busy[i] || this.retired.has(i)) return;
+    for (const lane of this.lanes) {
+      if (this.busy.has(lane) || this.retired.has(lane)) continue;
       const at = this.queue.findIndex((job) => lane.accepts(job.modelId));
-      if (at < 0) return;
+      if (at < 0) continue;
       const [job] = this.queue.splice(at, 1) as [RunJob<Out>];
-      this.busy[i] = true;
-      void this.execute(i, job);
-    });
+      this.busy.add(lane);
+      void this.execute(lane, job);
+    }
   }
 
-  private async execute(i: number, job: RunJob<Out>): Promise<void> {
+  private async execute(lane: RunLane<Out>, job: RunJob<Out>): Promise<void> {
     try {
-      job.resolve(await this.lanes[i]!.run(job.modelId, job.input, job.dims));
-      this.runs[i]!++;
+      job.resolve(await lane.run(job.modelId, job.input, job.dims));
+      this.answered.set(lane, (this.answered.get(lane) ?? 0) + 1);
     } catch (error) {
-      if (this.options.isFatal?.(error, i) && this.lanes.some((_, k) => k !== i && !this.retired.has(k))) {
-        this.retired.add(i);
+      if (this.options.isFatal?.(error) && this.lanes.some((other) => other !== lane && !this.retired.has(other))) {
+        this.retired.add(lane);
         this.queue.unshift(job);
       } else {
         job.reject(error);
       }
     }
-    await (this.options.pause ?? yieldToMessages)();
-    this.busy[i] = false;
+    await this.options.pause?.();
+    this.busy.delete(lane);
     this.pump();
   }
 }
