@@ -3,55 +3,24 @@
 // after the first page of the pull was applied and before the last, then the same profile
 // opened again: the pull resumes from its cursor and the device ends with exactly the
 // service's templates, no more, no fewer. (The time a 100k gallery takes: bench:sync --bootstrap.)
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
 import type { SyncStatus } from '../../src/sync/index.ts';
 import { PushResponseSchema } from '../../src/sync/protocol.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { startWorld, type Pages, type World } from './helpers/pages.ts';
+import type { Service } from './helpers/service.ts';
 import { enroll } from './helpers/templates.ts';
 
 const APP = { id: 'team', key: 'team-key-123' };
 const TEMPLATES = 2500;
 
 let service: Service;
-let vite: ViteDevServer;
-let browser: Browser;
-let pageUrl: string;
-
-async function open(context: BrowserContext): Promise<{ page: Page; call<T>(name: string, ...args: unknown[]): Promise<T> }> {
-  const page = await context.newPage();
-  await page.goto(pageUrl);
-  await page.waitForFunction(() => 'syncTest' in globalThis, undefined, { timeout: 120_000 });
-  const call = <T>(name: string, ...args: unknown[]) =>
-    page.evaluate(([n, a]) => (globalThis as unknown as Record<string, Record<string, (...x: unknown[]) => unknown>>).syncTest![n as string]!(...(a as unknown[])), [name, args] as const) as Promise<T>;
-  await call('start', { url: service.url, appId: APP.id, appKey: APP.key });
-  return { page, call };
-}
+let pages: Pages;
+let world: World | undefined;
 
 beforeAll(async () => {
-  service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
-  vite = await createServer({
-    configFile: path.join(ROOT, 'vite.config.ts'),
-    root: ROOT,
-    logLevel: 'warn',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    optimizeDeps: { entries: ['test/sync/page/index.html'] },
-  });
-  await vite.listen();
-  const address = vite.httpServer!.address();
-  if (!address || typeof address === 'string') throw new Error('no vite address');
-  pageUrl = `http://127.0.0.1:${address.port}/test/sync/page/index.html`;
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  ({ service, pages } = world = await startWorld(APP));
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.close();
-  await service?.close();
-});
+afterAll(() => world?.close());
 
 it('a bootstrap killed part-way resumes where it stopped and ends with exactly the service’s templates', async () => {
   const pushed: string[] = [];
@@ -70,9 +39,9 @@ it('a bootstrap killed part-way resumes where it stopped and ends with exactly t
     pushed.push(...changes.map((c) => c.template_id));
   }
 
-  const context = await browser.newContext(); // one profile for both pages
+  const context = await pages.browser.newContext(); // one profile for both pages
   try {
-    const first = await open(context);
+    const first = await pages.open({ url: service.url, appId: APP.id, appKey: APP.key }, context);
     // kill the page once a first pull page is in, before the last
     let cursor = 0;
     const began = Date.now();
@@ -84,7 +53,7 @@ it('a bootstrap killed part-way resumes where it stopped and ends with exactly t
     await first.page.close();
     expect(cursor).toBeLessThan(last);
 
-    const second = await open(context);
+    const second = await pages.open({ url: service.url, appId: APP.id, appKey: APP.key }, context);
     const resumedAt = Number((await second.call<SyncStatus>('status')).cursor);
     expect(resumedAt).toBeGreaterThanOrEqual(cursor); // from where it stopped, not from 0
     const again = Date.now();
