@@ -24,9 +24,12 @@ const PHOTO_WHOLE_VIEW_MARGIN = 1.25;
 
 /**
  * With a model peer (two runtimes), a photo's pass larger than this many input pixels runs as two
- * strips, one on each (a 1–3 MP photo's finest pass is ~0.27 MP: most of its detection time).
+ * strips, one on each. Measured (bench:stages --threads 1, peer A/B, quiet): at 0.12 MP the strips
+ * made the 1–3 MP single faces' detect stage 12% slower (their finest pass is ~0.27 MP: 4201 vs
+ * 3740 ms over 35 photos) and the peer a net loss there (B/A 0.967); without them 1.035. A 3.3 MP
+ * photo's 0.7 MP pass gained (detect 256 vs 287 ms, one photo): strips only from 0.5 MP.
  */
-const SPLIT_PASS_PIXELS = 120_000;
+const SPLIT_PASS_PIXELS = 500_000;
 /** input rows two strips share: faces up to this high are whole in one (4× the detector's smallest: the next pass sees larger ones) */
 const STRIP_OVERLAP = 64;
 

@@ -3,7 +3,7 @@
 // models: the answers with the peer equal those of one worker, and the peer really ran models.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import groupUrl from '../../../shared/data/groups/bbt4.jpg?url';
-import largeGroupUrl from '../../../shared/data/groups/group-2.jpg?url';
+import largeUrl from '../../../shared/data/faces/obama/obama3.jpg?url';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
 import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
 import { createEngine, type DetectResponse, type Engine, type FaceErrorBody } from '../../src/index.ts';
@@ -57,10 +57,10 @@ describe('model peer', () => {
     expect((await alone.diagnostics.modelRuns()).peer).toBe(0);
   });
 
-  it('a 1–3 MP photo, its finest detector pass in two strips (one per worker): the same faces', async () => {
-    const image = await blobOf(largeGroupUrl);
+  it('a 3.3 MP photo, its finest detector pass (0.7 MP) in two strips (one per worker): the same faces', async () => {
+    const image = await blobOf(largeUrl);
     const [one, two] = [faces(await alone.detect({ image })), faces(await paired.detect({ image }))];
-    expect(one.length).toBeGreaterThanOrEqual(2);
+    expect(one.length).toBeGreaterThanOrEqual(1);
     expect(two).toHaveLength(one.length);
     // the strips' candidates merge a little differently from one pass's: boxes within 2% of the face
     one.forEach((a, i) => {
