@@ -1,45 +1,43 @@
 // A matrix's rows as int8 (a quarter of float32's memory: 1M × 128-d is 128 MB, not 512), with
 // the scoring loop over them and the bound of its error. Each L2-normalised row r is kept as
-// q·s (q int8, s = max|r|/127) and the query x as int16 (scale max|x|/32767), so
+// q·s (q int8, s = max|r|/127) and the query x as int16 (scale max|x|/2064 at 128-d: what the
+// scan's int32 lanes can sum), so
 //   |x·r − approx| ≤ ‖r − q·s‖ + ‖x − x̂‖·‖q·s‖ ≤ e_row + e_x·(1 + e_row)
 // and the search (matrix.ts) takes every row that could be in the exact top k by that bound,
 // then scores those exactly from their stored float32 embeddings (search-index.ts).
 //
-// The kernel is a 249-byte WebAssembly SIMD module assembled by wabt from this listing:
-//
-// (func (export "score") (param $rows i32) (param $q i32) (param $scales i32) (param $out i32) (param $n i32) (param $rowBytes i32) (param $qScale f32)
-//   (local $outEnd i32) (local $qp i32) (local $rowEnd i32) (local $acc v128) (local $r v128)
-//   (if (i32.eqz $n) (return))   $outEnd = $out + ($n << 2)
-//   (loop $row
-//     $acc = 0;  $qp = $q;  $rowEnd = $rows + $rowBytes
-//     (loop $col                                   ;; 16 int8 of the row against 16 int16 of the query
-//       $r = v128.load $rows
-//       $acc += i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s $r, v128.load $qp)
-//       $acc += i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s $r, v128.load offset=16 $qp)
-//       $rows += 16;  $qp += 32
-//       (br_if $col (i32.lt_u $rows $rowEnd)))
-//     (f32.store $out (f32(lane0 + lane1 + lane2 + lane3 of $acc) × f32.load $scales × $qScale))
-//     $scales += 4;  $out += 4
-//     (br_if $row (i32.lt_u $out $outEnd))))
-// 128-d int8 · int16 products sum to at most 128 × 127 × 32767 < 2^31: the i32 lanes never overflow.
+// The scan is a 1.1 kB WebAssembly SIMD module, tools/wasm/int8-scan.wat assembled: it scores
+// every row and counts the scores into a histogram, from which the search (matrix.ts) picks a
+// threshold that a few dozen rows pass; a second function lists those rows. So after the scan
+// JavaScript touches only them, not the million scores.
 
 const PAGE = 65536;
 /** int8 values per row are padded to a multiple of this (one v128 load) */
 const ROW_ALIGN = 16;
 /** slack for the float32 rounding of both the approximate and the exact score */
 const ROUNDING = 1e-4;
+/** the scan's histogram: bin(s) = clamp(trunc((s + 1) × BIN_SCALE), 0, BINS − 1) */
+const BINS = 4096;
+const BIN_SCALE = 2048;
+/** row indices one `collect` call may list; more are found by a loop in JavaScript */
+const LIST_CAP = 8192;
 
-const MODULE_BASE64 =
-  'AGFzbQEAAAABCwFgB39/f39/f30AAg8BA2VudgZtZW1vcnkCAAEDAgEABwkBBXNjb3JlAAAKwQEBvgECA38CeyAERQRADwsgAyAEQQJ0aiEHA0D9DAAAAAAAAAAAAAAAAAAAAAAhCiABIQggACAFaiEJA0AgAP0ABAAhCyAKIAv9hwEgCP0ABAD9ugH9rgEhCiAKIAv9iAEgCP0ABBD9ugH9rgEhCiAAQRBqIQAgCEEgaiEIIAAgCUkNAAsgAyAK/RsAIAr9GwFqIAr9GwIgCv0bA2pqsiACKgIAlCAGlDgCACACQQRqIQIgA0EEaiEDIAMgB0kNAAsL';
+// tools/wasm/int8-scan.wat assembled (test/unit/compact-search.test.ts checks the bytes)
+/** @internal */
+export const SCAN_WASM =
+  'AGFzbQEAAAABFQJgCH9/f39/f31/AGAFf399f38BfwIPAQNlbnYGbWVtb3J5AgABAwMCAAEHEwIFc2NvcmUAAAdjb2xsZWN0AAEKkQgC+QYCDH8JeyAERQRADwsgBEEDakF8cUECdiEPIAMgD0ECdGohCP0MAP8A/wD/AP8A/wD/AP8A/yEcIA8gBWwhESARQQF0IQwgDCARaiENIA9BAnQhECAQQQF0IRIgEiAQaiETA0D9DAAAAAAAAAAAAAAAAAAAAAAhFP0MAAAAAAAAAAAAAAAAAAAAACEV/QwAAAAAAAAAAAAAAAAAAAAAIRb9DAAAAAAAAAAAAAAAAAAAAAAhFyAAIQkgASEKIAAgBWohCwNAIAr9AAQAIRggCv0ABBAhGSAJ/QAEACEaIBQgGkEI/YsBIBj9ugH9rgEhFCAUIBogHP1OIBn9ugH9rgEhFCAJIBFq/QAEACEaIBUgGkEI/YsBIBj9ugH9rgEhFSAVIBogHP1OIBn9ugH9rgEhFSAJIAxq/QAEACEaIBYgGkEI/YsBIBj9ugH9rgEhFiAWIBogHP1OIBn9ugH9rgEhFiAJIA1q/QAEACEaIBcgGkEI/YsBIBj9ugH9rgEhFyAXIBogHP1OIBn9ugH9rgEhFyAJQRBqIQkgCkEgaiEKIAkgC0kNAAsgFP36ASEUIBX9+gEhFSAW/foBIRYgF/36ASEXIBQgFf0NAAECAxAREhMEBQYHFBUWFyAUIBX9DQgJCgsYGRobDA0ODxwdHh/95AEhFCAWIBf9DQABAgMQERITBAUGBxQVFhcgFiAX/Q0ICQoLGBkaGwwNDg8cHR4f/eQBIRYgFCAW/Q0AAQIDBAUGBxAREhMUFRYXIBQgFv0NCAkKCwwNDg8YGRobHB0eH/3kASEbIBsgAiATaiACIBJqIAIgEGogAv1cAgD9VgIAAf1WAgAC/VYCAAP95gEgBv0T/eYBIRsgAyAb/VoCAAAgAyAQaiAb/VoCAAEgAyASaiAb/VoCAAIgAyATaiAb/VoCAAMgG0MAAIA//RP95AFDAAAARf0T/eYB/fgB/QwAAAAAAAAAAAAAAAAAAAAA/bgB/Qz/DwAA/w8AAP8PAAD/DwAA/bYBQQL9qwEhGiAHIBr9GwBqIQ4gDiAOKAIAQQFqNgIAIAcgGv0bAWohDiAOIA4oAgBBAWo2AgAgByAa/RsCaiEOIA4gDigCAEEBajYCACAHIBr9GwNqIQ4gDiAOKAIAQQFqNgIAIAAgBWohACACQQRqIQIgA0EEaiEDIAMgCEkNAAsLkwEDA38BewF/IAL9EyEIIAFBA2pBfHEhBgJAA0AgBSAGTw0BIAAgBUECdGr9AAQAIAj9Rv1TBEAgBSEJA0AgCSABSSAAIAlBAnRqKgIAIAJgcQRAIAcgBE8EQCAEQQFqDwsgAyAHQQJ0aiAJNgIAIAdBAWohBwsgCUEBaiEJIAlBA3ENAAsLIAVBBGohBQwACwsgBws=';
 
-type Score = (rows: number, q: number, scales: number, out: number, n: number, rowBytes: number, qScale: number) => void;
+interface ScanExports {
+  score(rows: number, q: number, scales: number, out: number, n: number, rowBytes: number, qScale: number, hist: number): void;
+  collect(scores: number, n: number, min: number, at: number, cap: number): number;
+}
 
 let compiled: WebAssembly.Module | null | undefined;
 
 function int8Module(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
-      const bytes = Uint8Array.from(atob(MODULE_BASE64), (c) => c.charCodeAt(0));
+      const bytes = Uint8Array.from(atob(SCAN_WASM), (c) => c.charCodeAt(0));
       compiled = typeof WebAssembly === 'object' && WebAssembly.validate(bytes) ? new WebAssembly.Module(bytes) : null;
     } catch {
       compiled = null; // a CSP without 'wasm-unsafe-eval'
@@ -76,22 +74,27 @@ function quantise(target: Int8Array, at: number, source: ArrayLike<number>, from
 }
 
 /**
- * Rows as int8 in a WebAssembly.Memory laid out [query int16 | rows | scales | scores]; growing
- * moves only the scales (the scores are scratch).
+ * Rows as int8 in a WebAssembly.Memory laid out [query int16 | rows | scales | scratch: scores,
+ * histogram, row list]; growing moves only the scales (the scratch is rewritten by every scan).
  */
 export class Int8Rows {
   private readonly memory: WebAssembly.Memory;
-  private readonly run: Score;
+  private readonly scan: ScanExports;
   readonly stride: number;
+  /** the query's int16 levels: as many as the scan's int32 lanes can sum without overflow */
+  private readonly queryLevels: number;
   private capacity = 0;
   private largestError = 0;
+  /** rows the last scan counted into the histogram (its count rounded up to 4) */
+  private scanned = 0;
 
   constructor(readonly dim: number, capacity: number) {
     const module = int8Module();
     if (!module) throw new Error('WebAssembly SIMD is not available here');
     this.stride = Math.ceil(dim / ROW_ALIGN) * ROW_ALIGN;
+    this.queryLevels = Math.min(32767, Math.floor((2 ** 31 - 1) / ((this.stride / 4) * 256 * 127)));
     this.memory = new WebAssembly.Memory({ initial: 1 });
-    this.run = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports.score as Score;
+    this.scan = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports as unknown as ScanExports;
     this.grow(capacity);
   }
 
@@ -107,13 +110,22 @@ export class Int8Rows {
     return this.scalesAt(capacity) + capacity * 4;
   }
 
+  /** the scan scores up to 3 rows past the count: room for them */
+  private histogramAt(capacity = this.capacity): number {
+    return this.scoresAt(capacity) + (capacity + 4) * 4;
+  }
+
+  private listAt(capacity = this.capacity): number {
+    return this.histogramAt(capacity) + BINS * 4;
+  }
+
   get bytes(): number {
     return this.memory.buffer.byteLength;
   }
 
   grow(capacity: number): void {
     if (capacity <= this.capacity) return;
-    const needed = this.scoresAt(capacity) + capacity * 4;
+    const needed = this.listAt(capacity) + LIST_CAP * 4;
     const missing = Math.ceil((needed - this.memory.buffer.byteLength) / PAGE);
     if (missing > 0) this.memory.grow(missing);
     const bytes = new Uint8Array(this.memory.buffer);
@@ -150,25 +162,59 @@ export class Int8Rows {
     const norm = sum > 0 ? 1 / Math.sqrt(sum) : 0;
     for (let j = 0; j < this.dim; j++) x[j] = query[j]! * norm;
     const q = new Int16Array(this.memory.buffer, 0, this.stride);
-    const { scale, error } = quantiseQuery(q, x, this.stride);
-    this.run(this.queryBytes, 0, this.scalesAt(), this.scoresAt(), count, this.stride, scale);
+    const { scale, error } = quantiseQuery(q, x, this.stride, this.queryLevels);
+    new Int32Array(this.memory.buffer, this.histogramAt(), BINS).fill(0);
+    // the scan's products carry a factor 256 (tools/wasm/int8-scan.wat): an exact power of two
+    this.scan.score(this.queryBytes, 0, this.scalesAt(), this.scoresAt(), count, this.stride, scale / 256, this.histogramAt());
+    this.scanned = count === 0 ? 0 : Math.ceil(count / 4) * 4;
     return {
       scores: new Float32Array(this.memory.buffer, this.scoresAt(), count),
       bound: this.largestError + error * (1 + this.largestError) + ROUNDING,
     };
   }
+
+  /**
+   * From the last scan's histogram: a score that at least `rows` of its scores reach (give or
+   * take the 3 junk scores past its count), as high as the histogram tells; -Infinity when it
+   * scanned fewer rows. Only a guess to start from: nothing relies on how many pass it.
+   */
+  threshold(rows: number): number {
+    if (rows > this.scanned) return -Infinity;
+    const histogram = new Int32Array(this.memory.buffer, this.histogramAt(), BINS);
+    let seen = 0;
+    for (let bin = BINS - 1; bin > 0; bin--) {
+      seen += histogram[bin]!;
+      // one bin lower than the bin's edge: the float32 rounding of the scan's bin arithmetic
+      if (seen >= rows) return (bin - 1) / BIN_SCALE - 1;
+    }
+    return -Infinity;
+  }
+
+  /**
+   * The rows r < count whose score from the last scan is ≥ min (NaN never is), ascending. `min`
+   * is compared in float32: pass one that is a float32 (Math.fround), or rows just below it count.
+   */
+  above(scores: Float32Array, min: number): number[] {
+    const count = scores.length;
+    const found = this.scan.collect(this.scoresAt(), count, min, this.listAt(), LIST_CAP);
+    if (found <= LIST_CAP) return Array.from(new Int32Array(this.memory.buffer, this.listAt(), found));
+    const rows: number[] = [];
+    for (let r = 0; r < count; r++) if (scores[r]! >= min) rows.push(r);
+    return rows;
+  }
 }
 
-function quantiseQuery(target: Int16Array, x: Float32Array, stride: number): { scale: number; error: number } {
+/** The query as int16 at `levels`, each 16 columns stored as their 8 even then 8 odd values (the scan's order). */
+function quantiseQuery(target: Int16Array, x: Float32Array, stride: number, levels: number): { scale: number; error: number } {
   let max = 0;
   for (const v of x) max = Math.max(max, Math.abs(v));
-  const scale = max / 32767;
+  const scale = max / levels;
   let error = 0;
+  target.fill(0);
   x.forEach((v, j) => {
     const q = scale > 0 ? Math.round(v / scale) : 0;
-    target[j] = q;
+    target[(j & ~15) + ((j & 1) << 3) + ((j & 15) >> 1)] = q;
     error += (v - q * scale) ** 2;
   });
-  target.fill(0, x.length, stride);
   return { scale, error: Math.sqrt(error) };
 }

@@ -200,14 +200,7 @@ export class EmbeddingMatrix {
    * minSimilarity, ascending (their exact scores decide: int8-rows.ts has the bound).
    */
   templateCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
-    const approx = this.approximate(query);
-    if (!approx) return [];
-    const { scores, bound } = approx;
-    const kth = topK(scores, this.count, k).at(-1)?.score ?? -Infinity;
-    const floor = Math.max(kth - 2 * bound, minSimilarity - bound);
-    const rows: number[] = [];
-    for (let r = 0; r < this.count; r++) if (scores[r]! >= floor) rows.push(r);
-    return rows;
+    return this.candidates(query, k, minSimilarity, undefined);
   }
 
   /**
@@ -215,19 +208,38 @@ export class EmbeddingMatrix {
    * is most similar (at least minSimilarity), ascending.
    */
   subjectCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
-    const approx = this.approximate(query);
-    if (!approx) return [];
-    const { scores, bound } = approx;
-    const { best, bestRow, slots } = this.subjectScratch();
-    bestPerGroup(scores, this.rowSubject, this.count, best, bestRow);
-    const kth = topK(best, slots, k, -Number.MAX_VALUE).at(-1)?.score ?? -Infinity;
-    const floor = Math.max(kth - 2 * bound, minSimilarity - bound);
-    const rows: number[] = [];
-    for (let r = 0; r < this.count; r++) {
-      const s = scores[r]!;
-      if (s >= floor && s >= best[this.rowSubject[r]!]! - 2 * bound) rows.push(r);
+    return this.candidates(query, k, minSimilarity, this.rowSubject);
+  }
+
+  /**
+   * The rows that may be the best row of one of the k groups (subjects, or each row its own)
+   * whose best row scores highest, at least minSimilarity. With approximate scores s and their
+   * error bound b, those are the rows with s ≥ max(kth − 2b, min − b) and s ≥ best(group) − 2b,
+   * kth being the k-th highest approximate group best. Every group whose best is ≥ some L is
+   * seen, best included, among the rows with s ≥ L: so the rows above a threshold L that the
+   * scan's histogram guesses (a few dozen) decide, unless the floor comes out below L, when L
+   * is lowered and they are listed again.
+   */
+  private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): number[] {
+    if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
+    if (this.count === 0 || !(k > 0)) return [];
+    this.checkQuery(query);
+    const { scores, bound } = this.int8.score(query, this.count);
+    const margin = 2 * bound;
+    for (let want = 4 * k + 16; ; want *= 8) {
+      // float32, as the scan compares: what is listed is exactly the rows with s ≥ lowest
+      const lowest = Math.fround(this.int8.threshold(want) - margin);
+      const rows = this.int8.above(scores, lowest);
+      const best = new Map<number, number>();
+      for (const r of rows) {
+        const group = groups ? groups[r]! : r;
+        if (!(best.get(group)! >= scores[r]!)) best.set(group, scores[r]!);
+      }
+      const kth = best.size >= k ? [...best.values()].sort((a, b) => b - a)[k - 1]! : -Infinity;
+      const floor = Math.max(kth - margin, minSimilarity - bound);
+      if (floor < lowest) continue; // rows below what was listed could qualify
+      return rows.filter((r) => scores[r]! >= floor && scores[r]! >= best.get(groups ? groups[r]! : r)! - margin);
     }
-    return rows;
   }
 
   /** Per-subject scratch for bestPerGroup, one slot per subject slot (reused across searches). */
@@ -243,13 +255,6 @@ export class EmbeddingMatrix {
   /** Row `row`'s template, without its embedding. */
   rowRef(row: number): { faceId: string; subject: string; enrollmentTimestamp: number } {
     return { faceId: this.faceIds.id(row), subject: this.subjectNames[this.rowSubject[row]!]!, enrollmentTimestamp: this.timestamps[row]! };
-  }
-
-  private approximate(query: ArrayLike<number>): { scores: Float32Array; bound: number } | undefined {
-    if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
-    if (this.count === 0) return undefined;
-    this.checkQuery(query);
-    return this.int8.score(query, this.count);
   }
 
   private checkQuery(query: ArrayLike<number>): void {

@@ -2,9 +2,13 @@
 // and for clustered galleries (near-duplicates, the hard case for a quantised score), the
 // int8 candidates scored exactly give the very top k templates and subjects, similarity for
 // similarity, that the exact search gives — the property the search index relies on.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
+import wabtInit from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { int8Available } from '../../src/store/int8-rows.ts';
+import { int8Available, SCAN_WASM } from '../../src/store/int8-rows.ts';
+import { ROOT } from '../../tools/convert-models/build.ts';
 import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import type { IndexRow } from '../../src/store/schema.ts';
 import { seededRandom } from './helpers/seeded-random.ts';
@@ -76,6 +80,34 @@ describe.runIf(int8Available())('int8 candidates scored exactly = exact search',
       );
     });
   }
+
+  it('embeds tools/wasm/int8-scan.wat, assembled', async () => {
+    const wabt = await wabtInit();
+    const module = wabt.parseWat('int8-scan.wat', readFileSync(join(ROOT, 'tools/wasm/int8-scan.wat'), 'utf8'), { simd: true });
+    const { buffer } = module.toBinary({});
+    module.destroy();
+    expect(Buffer.from(buffer).toString('base64')).toBe(SCAN_WASM);
+  });
+
+  it('looks further down when the first rows listed are one subject’s, and lists more rows than one scan call holds', () => {
+    const random = seededRandom(7);
+    const query = Float32Array.from({ length: DIM }, () => gaussian(random));
+    // 400 templates of one subject right around the query, then 9,603 others (not a multiple of 4)
+    const rows = gallery(11, 10_003, 0, 0).map((row, i) =>
+      i < 400 ? { ...row, subject: 'near', embedding: query.map((v) => v + 0.02 * gaussian(random)) } : row,
+    );
+    const exact = new EmbeddingMatrix(DIM);
+    const compact = new EmbeddingMatrix(DIM, { precision: 'int8' });
+    for (const row of rows) {
+      exact.add(row);
+      compact.add(row);
+    }
+    for (const [k, min] of [[5, -Infinity], [5, 0.2], [2600, -Infinity]] as const) {
+      const got = compactSearch(rows, compact, query, k, min);
+      expect(got.subjects).toEqual(exact.searchSubjects(query, k, min));
+      expect(got.templates).toEqual(exact.searchTemplates(query, k, min));
+    }
+  });
 
   it('keeps a quarter of the float32 rows’ memory', () => {
     const rows = gallery(3, 16_384, 0, 0);
