@@ -4,6 +4,7 @@
 // reopen() so the reopen starts from a fresh JS realm, as after a real page reload.
 import { deleteDB } from 'idb';
 import { GallerySearchIndex, GalleryStore, type ImportItem, type KernelChoice, type NewTemplate } from '../../../src/store/index.ts';
+import { RemoteSearchIndex } from '../../../src/store/remote-search-index.ts';
 import { expose } from '../../harness/page.ts';
 
 export interface SearchBenchOptions {
@@ -44,6 +45,10 @@ export interface MeasureResult {
   recognize: { int8: Percentiles; 'wasm-simd'?: Percentiles; js?: Percentiles };
   /** int8 candidates scored exactly per recognize, mean */
   candidates: number;
+  /** of recognize: the int8 scan and its candidate list alone (no IndexedDB read, no exact scores) */
+  scan?: Percentiles;
+  /** recognize as the engine runs it: the search index worker (RemoteSearchIndex), messages included */
+  worker?: Percentiles;
   /** search (top k templates), default kernel */
   templates: Percentiles;
   /** addTemplates of one template into the gallery, incl. segment rewrite and index update */
@@ -160,6 +165,11 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
     let candidates = 0;
     // galleries under INT8_FROM_ROWS are float32: nothing is re-scored
     if (matrix.compact) for (let i = 0; i < 20; i++) candidates += matrix.subjectCandidates(randomVector(options.dim), k).length / 20;
+    const scan = matrix.compact ? await timeSearches((q) => matrix.subjectCandidates(q, k), options.dim, queries) : undefined;
+    const remote = new RemoteSearchIndex(store);
+    await remote.preload(target);
+    const worker = await timeSearches((q) => remote.searchSubjects(target, q, k), options.dim, queries);
+    remote.close();
     if (options.templates <= FLOAT32_UP_TO) {
       for (const kernel of ['wasm-simd', 'js'] as const satisfies KernelChoice[]) {
         const kernelIndex = new GallerySearchIndex(store, { crossTab: false, kernel, precision: 'float32' });
@@ -182,6 +192,8 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
       buildMs,
       recognize,
       candidates,
+      scan,
+      worker,
       templates,
       enroll: summarize(enrollTimes),
       memory: {
