@@ -109,6 +109,21 @@ describe.runIf(int8Available())('int8 candidates scored exactly = exact search',
     }
   });
 
+  it('scores every row of a full matrix, whatever its count modulo 4 (the scan reads up to 3 rows past it)', () => {
+    // capacity = count from 64 rows (the matrix's least)
+    for (const n of [1, 2, 3, 5, 65, 66, 67, 69]) {
+      const rows = gallery(n, n, 0, 0);
+      const exact = new EmbeddingMatrix(DIM, { capacity: n });
+      const compact = new EmbeddingMatrix(DIM, { precision: 'int8', capacity: n });
+      for (const row of rows) {
+        exact.add(row);
+        compact.add(row);
+      }
+      const query = rows[n - 1]!.embedding;
+      expect(compactSearch(rows, compact, query, n, -Infinity).templates).toEqual(exact.searchTemplates(query, n));
+    }
+  });
+
   it('keeps a quarter of the float32 rows’ memory', () => {
     const rows = gallery(3, 16_384, 0, 0);
     const compact = new EmbeddingMatrix(DIM, { precision: 'int8', capacity: rows.length });
