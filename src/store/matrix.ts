@@ -222,8 +222,9 @@ export class EmbeddingMatrix {
    */
   private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): number[] {
     if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
-    if (this.count === 0 || !(k > 0)) return [];
+    if (this.count === 0) return [];
     this.checkQuery(query);
+    if (!(k > 0)) return [];
     const { scores, bound } = this.int8.score(query, this.count);
     const margin = 2 * bound;
     for (let want = 4 * k + 16; ; want *= 8) {
