@@ -2,7 +2,7 @@
 // Each method is one endpoint's storage work in ONE transaction, so it happens entirely or
 // not at all, and concurrent calls (from this tab or others) serialise in IndexedDB.
 // Committed writes are announced (changes.ts) so search indexes stay current.
-import { openDB, type IDBPDatabase } from 'idb';
+import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { z } from 'zod';
 import { EngineError } from '../errors.ts';
 import { ChangeFeed, MAX_IDS_PER_NOTICE, MAX_ROWS_PER_NOTICE, changeChannelName, type ChangeListener } from './changes.ts';
@@ -37,7 +37,7 @@ import {
 import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
-import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
+import { DEFAULT_SEGMENT_ROWS, appendRows, int8Segment, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
@@ -123,6 +123,22 @@ interface TakenIds {
 /** segments per getAll while building an index: bounds the transient copy, not the result */
 const SEGMENTS_PER_READ = 32;
 
+/** What an index is built from: float32 segments, or their int8 rows as stored. */
+export type IndexBlocks = { precision: 'float32'; blocks: IndexBlock[] } | { precision: 'int8'; blocks: Int8Block[] };
+
+/** Every segment record of (account, gallery, model) in seq order, SEGMENTS_PER_READ per getAll. */
+async function readSegments<T extends { seq: number }>(store: { getAll(query: IDBKeyRange, count: number): Promise<T[]> }, appId: string, gallery: string, modelId: string): Promise<T[]> {
+  const blocks: T[] = [];
+  let range = prefixRange(appId, gallery, modelId);
+  for (;;) {
+    const page = await store.getAll(range, SEGMENTS_PER_READ);
+    blocks.push(...page);
+    const last = page.at(-1);
+    if (page.length < SEGMENTS_PER_READ || !last) return blocks;
+    range = IDBKeyRange.bound([appId, gallery, modelId, last.seq], [appId, gallery, modelId, []], true);
+  }
+}
+
 type Db = IDBPDatabase<GalleryDB>;
 
 /** The storage of gallery data is gone or newer than this code: the engine can't serve. */
@@ -177,6 +193,24 @@ function indexRow(t: TemplateRecord): IndexRow {
     modelId: t.modelId,
     enrollmentTimestamp: Number(t.enrollmentTimestamp),
     embedding: t.embedding,
+  };
+}
+
+type WriteTx = IDBPTransaction<GalleryDB, typeof WRITE_STORES extends readonly (infer N)[] ? N[] : never, 'readwrite'>;
+
+/** Puts and deletes a segment together with its int8 rows (`int8Segments`, same key): the two never disagree. */
+function segmentWriter(tx: WriteTx, enqueue: Enqueue) {
+  const segments = tx.objectStore('segments');
+  const int8 = tx.objectStore('int8Segments');
+  return {
+    put(segment: SegmentRecord): void {
+      enqueue(segments.put(segment));
+      enqueue(int8.put(int8Segment(segment)));
+    },
+    delete(key: SegmentKey): void {
+      enqueue(segments.delete(key));
+      enqueue(int8.delete(key));
+    },
   };
 }
 
@@ -374,10 +408,10 @@ export class GalleryStore {
 
   /** Retention: the gallery's templates (subject, id, enrollment ms) and its subjects' lastSeen. */
   async retentionView(appId: string, gallery: string): Promise<{ templates: { subject: string; faceId: string; enrolled: number }[]; lastSeen: Map<string, number> }> {
-    // the packed segments: ids, subjects and times without loading a single embedding record
-    const tx = (await this.db()).transaction(['segments', 'subjects']);
+    // the int8 segments: ids, subjects and times without loading a single float32 embedding
+    const tx = (await this.db()).transaction(['int8Segments', 'subjects']);
     return this.bounded(tx, async () => {
-      const segments = await tx.objectStore('segments').getAll(prefixRange(appId, gallery));
+      const segments = await tx.objectStore('int8Segments').getAll(prefixRange(appId, gallery));
       const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
       return {
         templates: segments.flatMap((g) => g.faceIds.map((faceId, i) => ({ subject: g.subjects[i]!, faceId, enrolled: g.timestamps[i]! }))),
@@ -503,7 +537,7 @@ export class GalleryStore {
         }
         if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
       }
-      await this.removeRows(tx.objectStore('segments'), appId, gallery, removed, enqueue);
+      await this.removeRows(tx, appId, gallery, removed, enqueue);
       const faceIds = removed.map((t) => t.faceId);
       await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
       this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
@@ -524,20 +558,18 @@ export class GalleryStore {
 
   /**
    * The search index's read: the gallery's `modelId` templates, packed column-wise, in one
-   * readonly transaction (a consistent snapshot). Empty when there are none.
+   * readonly transaction (a consistent snapshot). Empty when there are none. The int8 rows
+   * as stored (a quarter of the bytes, nothing to quantise) when there are `int8FromRows` or
+   * more; else the float32 segments (default: always).
    */
-  async galleryEmbeddings(appId: string, gallery: string, modelId: string): Promise<IndexBlock[]> {
-    const tx = (await this.db()).transaction('segments');
+  async galleryEmbeddings(appId: string, gallery: string, modelId: string, int8FromRows = Infinity): Promise<IndexBlocks> {
+    const tx = (await this.db()).transaction(['segments', 'int8Segments']);
     return this.bounded(tx, async () => {
-      const blocks: IndexBlock[] = [];
-      let range = prefixRange(appId, gallery, modelId);
-      for (;;) {
-        const page = await tx.store.getAll(range, SEGMENTS_PER_READ);
-        blocks.push(...page);
-        const last = page.at(-1);
-        if (page.length < SEGMENTS_PER_READ || !last) return blocks;
-        range = IDBKeyRange.bound([appId, gallery, modelId, last.seq], [appId, gallery, modelId, []], true);
+      if (int8FromRows !== Infinity) {
+        const blocks = await readSegments(tx.objectStore('int8Segments'), appId, gallery, modelId);
+        if (blocks.reduce((n, b) => n + b.faceIds.length, 0) >= int8FromRows) return { precision: 'int8', blocks };
       }
+      return { precision: 'float32', blocks: await readSegments(tx.objectStore('segments'), appId, gallery, modelId) };
     });
   }
 
@@ -673,6 +705,7 @@ export class GalleryStore {
         for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
         const segments = tx.objectStore('segments');
+        const writer = segmentWriter(tx, enqueue);
         for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
           const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
           // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
@@ -680,7 +713,7 @@ export class GalleryStore {
           if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);
           const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows, fresh);
           group.forEach((record, i) => (record.segment = packed.seqs[i]!));
-          for (const segment of packed.segments) enqueue(segments.put(segment));
+          for (const segment of packed.segments) writer.put(segment);
         }
         // add, not put: an existing key would be a face id collision, and must fail the write
         for (const record of records) enqueue(templates.add(record));
@@ -732,12 +765,14 @@ export class GalleryStore {
         for (const r of records) if (before.has(r.subject)) enqueue(tx.objectStore('templates').delete([appId, gallery, r.subject, r.faceId]));
         for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
         const segments = tx.objectStore('segments');
+        const writer = segmentWriter(tx, enqueue);
         const ours = new Set(records.map((r) => r.faceId));
         for (const [modelId, first] of firstSeqs) {
           const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
           for (const segment of await segments.getAll(range)) {
             const rest = withoutRows(segment, ours);
-            enqueue(rest ? segments.put(rest) : segments.delete([appId, gallery, modelId, segment.seq]));
+            if (rest) writer.put(rest);
+            else writer.delete([appId, gallery, modelId, segment.seq]);
           }
         }
       },
@@ -746,19 +781,16 @@ export class GalleryStore {
   }
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
-  private async removeRows(
-    segments: { get(key: SegmentKey): Promise<SegmentRecord | undefined>; put(value: SegmentRecord): Promise<SegmentKey>; delete(key: SegmentKey): Promise<void> },
-    appId: string,
-    gallery: string,
-    removed: readonly TemplateRecord[],
-    enqueue: Enqueue,
-  ): Promise<void> {
+  private async removeRows(tx: WriteTx, appId: string, gallery: string, removed: readonly TemplateRecord[], enqueue: Enqueue): Promise<void> {
+    const segments = tx.objectStore('segments');
+    const writer = segmentWriter(tx, enqueue);
     for (const group of groupBy(removed, (t) => JSON.stringify([t.modelId, t.segment])).values()) {
       const key: SegmentKey = [appId, gallery, group[0]!.modelId, group[0]!.segment];
       const segment = await segments.get(key);
       if (!segment) continue;
       const rest = withoutRows(segment, new Set(group.map((t) => t.faceId)));
-      enqueue(rest ? segments.put(rest) : segments.delete(key));
+      if (rest) writer.put(rest);
+      else writer.delete(key);
     }
   }
 

@@ -3,7 +3,8 @@
 // go into the highest one until it is full. Removal compacts a segment in place, so after
 // deletes some segments are part-full; that costs a few bytes, never correctness.
 import { EngineError } from '../errors.ts';
-import type { IndexRow, SegmentRecord } from './schema.ts';
+import { quantiseRows } from './int8-rows.ts';
+import type { IndexRow, Int8SegmentRecord, SegmentRecord } from './schema.ts';
 
 /**
  * Rows per segment: an enroll rewrites its gallery's last segment (512 × 128-d ≈ 260 kB),
@@ -11,8 +12,15 @@ import type { IndexRow, SegmentRecord } from './schema.ts';
  */
 export const DEFAULT_SEGMENT_ROWS = 512;
 
-/** Rows column-wise, as a segment holds them: what the search index is built from. */
+/** Rows column-wise, as a segment holds them: what a float32 search index is built from. */
 export type IndexBlock = Pick<SegmentRecord, 'dim' | 'faceIds' | 'subjects' | 'timestamps' | 'vectors'>;
+/** Rows column-wise as int8 (an `int8Segments` record): what an int8 search index is built from. */
+export type Int8Block = Pick<Int8SegmentRecord, 'dim' | 'faceIds' | 'subjects' | 'timestamps' | 'rows' | 'scales' | 'error'>;
+
+/** A segment's rows as its `int8Segments` record (same key). */
+export function int8Segment({ vectors, ...segment }: SegmentRecord): Int8SegmentRecord {
+  return { ...segment, ...quantiseRows(vectors, segment.faceIds.length, segment.dim) };
+}
 
 export interface SegmentOwner {
   appId: string;

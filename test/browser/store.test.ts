@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/errors.ts';
 import { GallerySearchIndex, GalleryStore, type GalleryStoreOptions, type NewTemplate, type StoredTemplate } from '../../src/store/index.ts';
 import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
-import { DB_VERSION, type GalleryDB } from '../../src/store/schema.ts';
+import { DB_VERSION, type GalleryDB, type TemplateRecord } from '../../src/store/schema.ts';
+import { appendRows, int8Segment } from '../../src/store/segments.ts';
 
 // ---------------------------------------------------------------- helpers
 
@@ -114,6 +115,8 @@ async function expectConsistent(name: string): Promise<void> {
     }
     const subjects = new Set((await db.getAllKeys('subjects')).map((k) => JSON.stringify(k)));
     expect(subjects).toEqual(new Set(templates.map((t) => JSON.stringify([t.appId, t.gallery, t.subject]))));
+    // every segment has its int8 rows under the same key, quantised from its vectors
+    expect(await db.getAll('int8Segments')).toEqual(segments.map(int8Segment));
   } finally {
     db.close();
   }
@@ -307,7 +310,7 @@ describe('transactions', () => {
     expect(listed).toHaveLength(61);
     expect(new Set(listed.map((t) => t.faceId)).size).toBe(61);
     await expectConsistent(store.name);
-    const blocks = await store.galleryEmbeddings('app', 'g', 'm');
+    const { blocks } = await store.galleryEmbeddings('app', 'g', 'm');
     expect(blocks.reduce((n, b) => n + b.faceIds.length, 0)).toBe(61);
   });
 });
@@ -392,7 +395,7 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'segments', 'subjects', 'templates']);
     const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
     expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
     expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
@@ -408,6 +411,49 @@ describe('persistence and partitioning', () => {
       code: 3001,
       message: 'the stored galleries were upgraded by a newer version of this app; reload the page',
     });
+  });
+});
+
+
+describe('upgrades', () => {
+  it('a version 2 database gains the int8 rows of its segments (version 3); its data is untouched and searches alike', async () => {
+    const name = dbName();
+    const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
+    const rows = Array.from({ length: 7 }, (_, i) => ({ faceId: `face-${i}`, subject: `s${i % 3}`, modelId: 'm', enrollmentTimestamp: 1000 + i, embedding: embedding() }));
+    const { segments, seqs } = appendRows(undefined, owner, rows, 3);
+    // version 2 exactly as shipped (schema.ts steps 1 and 2), written by hand
+    const v2 = await openDB(name, 2, {
+      upgrade(db) {
+        db.createObjectStore('templates', { keyPath: ['appId', 'gallery', 'subject', 'faceId'] }).createIndex('byImage', 'imageKey');
+        db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
+        db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
+        db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+        db.createObjectStore('outbox', { autoIncrement: true }).createIndex('byTemplate', 'template');
+        db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
+        db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
+      },
+    });
+    const tx = v2.transaction(['templates', 'subjects', 'segments'], 'readwrite');
+    rows.forEach((row, i) => {
+      const { embedding: vector, enrollmentTimestamp, faceId, subject } = row;
+      const record: TemplateRecord = { ...template('m', 8, vector), ...owner, faceId, subject, enrollmentTimestamp: String(enrollmentTimestamp), segment: seqs[i]! };
+      void tx.objectStore('templates').put(record);
+      void tx.objectStore('subjects').put({ ...owner, subject });
+    });
+    for (const segment of segments) void tx.objectStore('segments').put(segment);
+    await tx.done;
+    v2.close();
+
+    const store = await GalleryStore.open({ name });
+    opened.push(store);
+    await expectConsistent(name);
+    expect(await store.listTemplates('app', 'g', 's1')).toEqual([{ faceId: 'face-1', enrollmentTimestamp: '1001' }, { faceId: 'face-4', enrollmentTimestamp: '1004' }]);
+    const compact = new GallerySearchIndex(store, { precision: 'int8' });
+    const exact = new GallerySearchIndex(store, { precision: 'float32' });
+    opened.push(compact, exact);
+    const query = embedding();
+    expect((await compact.matrix(owner)).compact).toBe(true);
+    expect(await compact.searchSubjects(owner, query, 3)).toEqual(await exact.searchSubjects(owner, query, 3));
   });
 });
 
