@@ -21,6 +21,8 @@ import {
   SubjectIdSchema,
   imageBlobOf,
   imageRecordOf,
+  storedTemplate,
+  subjectTemplate,
   upgrade,
   type GalleryDB,
   type GalleryOptions,
@@ -32,6 +34,8 @@ import {
   type SegmentRecord,
   type StoredTemplate,
   type SubjectKey,
+  type SubjectRecord,
+  type SubjectTemplate,
   type TemplateRecord,
 } from './schema.ts';
 import { AuditLog, scrubSubjects } from './audit-log.ts';
@@ -233,10 +237,31 @@ async function requireGallery(subjects: SubjectKeys, appId: string, gallery: str
   if ((await subjects.getKey(prefixRange(appId, gallery))) === undefined) throw new EngineError('GALLERY_NOT_FOUND');
 }
 
-async function requireSubject(subjects: SubjectKeys, appId: string, gallery: string, subject: string): Promise<void> {
-  await requireGallery(subjects, appId, gallery);
-  if ((await subjects.getKey([appId, gallery, subject])) === undefined) throw new EngineError('SUBJECT_NOT_FOUND');
+interface SubjectReads extends SubjectKeys {
+  get(key: SubjectKey): Promise<SubjectRecord | undefined>;
 }
+
+/** The subject's record (with its templates); 5004 / 5003. */
+async function requireSubject(subjects: SubjectReads, appId: string, gallery: string, subject: string): Promise<SubjectRecord> {
+  await requireGallery(subjects, appId, gallery);
+  const record = await subjects.get([appId, gallery, subject]);
+  if (!record) throw new EngineError('SUBJECT_NOT_FOUND');
+  return record;
+}
+
+/** These subjects' templates by face id (one get per distinct subject, issued together); absent subjects are left out. */
+async function templatesOf(subjects: SubjectReads, appId: string, gallery: string, names: readonly string[]): Promise<Map<string, Map<string, SubjectTemplate>>> {
+  const distinct = [...new Set(names)];
+  const records = await Promise.all(distinct.map((subject) => subjects.get([appId, gallery, subject])));
+  return new Map(records.flatMap((record) => (record ? [[record.subject, new Map(record.templates.map((t) => [t.faceId, t]))] as const] : [])));
+}
+
+/** Every face id of the gallery (all models), from its int8 segments: no embedding is read. */
+async function faceIdsOf(int8Segments: { getAll(query: IDBKeyRange): Promise<{ faceIds: string[] }[]> }, appId: string, gallery: string): Promise<string[]> {
+  return (await int8Segments.getAll(prefixRange(appId, gallery))).flatMap((segment) => segment.faceIds);
+}
+
+const byFaceId = (a: { faceId: string }, b: { faceId: string }) => (a.faceId < b.faceId ? -1 : a.faceId > b.faceId ? 1 : 0);
 
 export class GalleryStore {
   /** the IndexedDB database name */
@@ -349,10 +374,10 @@ export class GalleryStore {
    */
   async presentTemplates(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<Set<string>> {
     if (refs.length === 0) return new Set();
-    const tx = (await this.db()).transaction('templates');
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      const keys = await Promise.all(refs.map((r) => tx.store.getKey([appId, gallery, r.subject, r.faceId])));
-      return new Set(keys.flatMap((key) => (key ? [key[3]] : [])));
+      const held = await templatesOf(tx.store, appId, gallery, refs.map((r) => r.subject));
+      return new Set(refs.flatMap((r) => (held.get(r.subject)?.has(r.faceId) ? [r.faceId] : [])));
     });
   }
 
@@ -443,22 +468,21 @@ export class GalleryStore {
 
   /** /verify: the subject's templates (of `modelId` if given) in enrollment order; 5004 / 5003. */
   async templatesForSubject(appId: string, gallery: string, subject: string, modelId?: string): Promise<StoredTemplate[]> {
-    const tx = (await this.db()).transaction(['subjects', 'templates']);
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
-      const records = await tx.objectStore('templates').getAll(prefixRange(appId, gallery, subject));
-      return records.filter((t) => modelId === undefined || t.modelId === modelId).map(publicTemplate);
+      const record = await requireSubject(tx.store, appId, gallery, subject);
+      return record.templates.filter((t) => modelId === undefined || t.modelId === modelId).map((t) => storedTemplate(record, t));
     });
   }
 
   /** A whole gallery for export, in one readonly transaction (a consistent snapshot); 5004. */
   async readGallery(appId: string, gallery: string, options: { images?: boolean } = {}): Promise<GalleryContents> {
-    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
-      const templates = await tx.objectStore('templates').getAll(prefixRange(appId, gallery));
+      const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
       const images = options.images ? await tx.objectStore('images').getAll(prefixRange(appId, gallery)) : [];
-      return { templates: templates.map(publicTemplate), images: images.map(imageRecordOf) };
+      return { templates: subjects.flatMap((record) => record.templates.map((t) => storedTemplate(record, t))), images: images.map(imageRecordOf) };
     });
   }
 
@@ -467,21 +491,21 @@ export class GalleryStore {
    * "subject ID was not found"; 5003 "subject id with face id was not found".
    */
   async templateImage(appId: string, gallery: string, subject: string, faceId: string): Promise<{ template: StoredTemplate; image?: Blob }> {
-    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
-      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
-      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      const owner = await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
+      const template = owner.templates.find((t) => t.faceId === faceId);
       if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
       const record = template.imageKey === undefined ? undefined : await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
-      return { template: publicTemplate(template), ...(record ? { image: imageBlobOf(record) } : {}) };
+      return { template: storedTemplate(owner, template), ...(record ? { image: imageBlobOf(record) } : {}) };
     });
   }
 
   /** The photo a template was enrolled from, if it was stored. */
   async imageOf(appId: string, gallery: string, subject: string, faceId: string): Promise<Blob | undefined> {
-    const tx = (await this.db()).transaction(['templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
-      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      const template = (await tx.objectStore('subjects').get([appId, gallery, subject]))?.templates.find((t) => t.faceId === faceId);
       if (template?.imageKey === undefined) return undefined;
       const record = await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
       return record && imageBlobOf(record);
@@ -493,7 +517,7 @@ export class GalleryStore {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const { faceIds, scrubbed } = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
-      const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
+      const removed = await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
       await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
       const scrubbed = await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
@@ -515,34 +539,27 @@ export class GalleryStore {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const subjects = tx.objectStore('subjects');
     const outbox = tx.objectStore('outbox');
-    const templates = tx.objectStore('templates');
     const images = tx.objectStore('images');
     const removal = await this.bounded(tx, async (enqueue) => {
-      await requireSubject(subjects, appId, gallery, subject);
+      const record = await requireSubject(subjects, appId, gallery, subject);
       const subjectRange = prefixRange(appId, gallery, subject);
-      let removed: TemplateRecord[];
-      if (faceId === undefined) {
-        removed = await templates.getAll(subjectRange);
-        enqueue(templates.delete(subjectRange));
+      const removed = faceId === undefined ? record.templates : record.templates.filter((t) => t.faceId === faceId);
+      if (removed.length === 0) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
+      const rest = record.templates.filter((t) => !removed.includes(t));
+      if (rest.length === 0) {
         enqueue(images.delete(subjectRange)); // a photo belongs to the one subject it was enrolled under
         enqueue(subjects.delete([appId, gallery, subject]));
       } else {
-        const template = await templates.get([appId, gallery, subject, faceId]);
-        if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
-        removed = [template];
-        enqueue(templates.delete([appId, gallery, subject, faceId]));
-        // requests run in order, so these counts already see the delete above
-        if (template.imageKey !== undefined && (await templates.index('byImage').count(template.imageKey)) === 0) {
-          enqueue(images.delete([appId, gallery, subject, template.imageKey]));
-        }
-        if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
+        enqueue(subjects.put({ ...record, templates: rest }));
+        const imageKey = removed[0]!.imageKey;
+        if (imageKey !== undefined && !rest.some((t) => t.imageKey === imageKey)) enqueue(images.delete([appId, gallery, subject, imageKey]));
       }
       await this.removeRows(tx, appId, gallery, removed, enqueue);
       const faceIds = removed.map((t) => t.faceId);
       await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
       this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
       // the subject is gone (its last template was removed): its name leaves the audit log too
-      const scrubbed = (await templates.count(subjectRange)) === 0 ? await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue) : [];
+      const scrubbed = rest.length === 0 ? await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue) : [];
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
       return { faceIds, galleryRemoved, scrubbed };
     });
@@ -579,10 +596,10 @@ export class GalleryStore {
    */
   async templateEmbeddings(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<(Float32Array | undefined)[]> {
     if (refs.length === 0) return [];
-    const tx = (await this.db()).transaction('templates');
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      const records = await Promise.all(refs.map((r) => tx.store.get([appId, gallery, r.subject, r.faceId])));
-      return records.map((record) => record?.embedding);
+      const held = await templatesOf(tx.store, appId, gallery, refs.map((r) => r.subject));
+      return refs.map((r) => held.get(r.subject)?.get(r.faceId)?.embedding);
     });
   }
 
@@ -689,11 +706,11 @@ export class GalleryStore {
     await this.bounded(
       tx,
       async (enqueue) => {
-        const templates = tx.objectStore('templates');
+        const subjects = tx.objectStore('subjects');
         if (records.some((record) => kept.has(record))) {
           // face ids are unique per gallery (the search index keys rows by them): a kept id the
           // gallery already has, under any subject, makes way for a new one (read once per write)
-          taken.ids ??= new Set((await templates.getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]));
+          taken.ids ??= new Set(await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery));
           for (const record of records) {
             if (kept.has(record) && taken.ids.has(record.faceId)) {
               record.faceId = newFaceId(now);
@@ -702,7 +719,8 @@ export class GalleryStore {
             taken.ids.add(record.faceId);
           }
         }
-        for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
+        const bySubject = groupBy(records, (r) => r.subject);
+        const before = await Promise.all([...bySubject.keys()].map((subject) => subjects.get([appId, gallery, subject])));
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
         const segments = tx.objectStore('segments');
         const writer = segmentWriter(tx, enqueue);
@@ -715,8 +733,14 @@ export class GalleryStore {
           group.forEach((record, i) => (record.segment = packed.seqs[i]!));
           for (const segment of packed.segments) writer.put(segment);
         }
-        // add, not put: an existing key would be a face id collision, and must fail the write
-        for (const record of records) enqueue(templates.add(record));
+        // each subject's record with its new templates merged in (face id order, as its listing reads them)
+        [...bySubject].forEach(([subject, group], i) => {
+          const record = before[i] ?? { appId, gallery, subject, templates: [] };
+          const held = new Set(record.templates.map((t) => t.faceId));
+          // a face id collision must fail the write, as an IndexedDB add of an existing key would
+          if (group.some((t) => held.has(t.faceId))) throw new DOMException(`subject ${subject} already has a template with this face id`, 'ConstraintError');
+          enqueue(subjects.put({ ...record, templates: [...record.templates, ...group.map(subjectTemplate)].sort(byFaceId) }));
+        });
         if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
       },
       records.length,
@@ -758,15 +782,21 @@ export class GalleryStore {
         }
         for (const subject of new Set(records.map((r) => r.subject))) if (!before.has(subject)) await dropQueuedEnrolls(outbox, prefixRange(appId, gallery, subject), enqueue);
         for (const r of records) if (before.has(r.subject)) await dropQueuedEnrolls(outbox, IDBKeyRange.only([appId, gallery, r.subject, r.faceId]), enqueue);
+        const ours = new Set(records.map((r) => r.faceId));
+        const subjects = tx.objectStore('subjects');
         for (const subject of new Set(records.map((r) => r.subject))) {
-          if (before.has(subject)) continue;
-          for (const name of ['templates', 'images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
+          if (!before.has(subject)) {
+            for (const name of ['images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
+            continue;
+          }
+          // a subject that was there keeps its record without the write's templates: the one put of an undo
+          const record = await subjects.get([appId, gallery, subject]);
+          const rest = record?.templates.filter((t) => !ours.has(t.faceId));
+          if (record && rest && rest.length < record.templates.length) enqueue(rest.length > 0 ? subjects.put({ ...record, templates: rest }) : subjects.delete([appId, gallery, subject]));
         }
-        for (const r of records) if (before.has(r.subject)) enqueue(tx.objectStore('templates').delete([appId, gallery, r.subject, r.faceId]));
         for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
         const segments = tx.objectStore('segments');
         const writer = segmentWriter(tx, enqueue);
-        const ours = new Set(records.map((r) => r.faceId));
         for (const [modelId, first] of firstSeqs) {
           const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
           for (const segment of await segments.getAll(range)) {
@@ -781,7 +811,7 @@ export class GalleryStore {
   }
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
-  private async removeRows(tx: WriteTx, appId: string, gallery: string, removed: readonly TemplateRecord[], enqueue: Enqueue): Promise<void> {
+  private async removeRows(tx: WriteTx, appId: string, gallery: string, removed: readonly Pick<TemplateRecord, 'faceId' | 'modelId' | 'segment'>[], enqueue: Enqueue): Promise<void> {
     const segments = tx.objectStore('segments');
     const writer = segmentWriter(tx, enqueue);
     for (const group of groupBy(removed, (t) => JSON.stringify([t.modelId, t.segment])).values()) {

@@ -81,14 +81,18 @@ function raw(name: string): Promise<IDBPDatabase<GalleryDB>> {
   return openDB<GalleryDB>(name);
 }
 
+/** Templates as their subjects' records hold them (version 4), in key order. */
+async function storedTemplates(db: IDBPDatabase<GalleryDB>): Promise<TemplateRecord[]> {
+  return (await db.getAll('subjects')).flatMap(({ appId, gallery, subject, templates }) => templates.map((t) => ({ appId, gallery, subject, ...t })));
+}
+
 async function counts(name: string): Promise<Record<'templates' | 'subjects' | 'images' | 'segments', number>> {
   const db = await raw(name);
   try {
-    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
-    const [templates, subjects, images, segments] = await Promise.all(
-      (['templates', 'subjects', 'images', 'segments'] as const).map((s) => tx.objectStore(s).count()),
-    );
-    return { templates: templates!, subjects: subjects!, images: images!, segments: segments! };
+    const tx = db.transaction(['subjects', 'images', 'segments', 'int8Segments']);
+    const [subjects, images, segments, int8Segments] = await Promise.all((['subjects', 'images', 'segments', 'int8Segments'] as const).map((s) => tx.objectStore(s).count()));
+    expect(int8Segments).toBe(segments);
+    return { templates: (await storedTemplates(db)).length, subjects: subjects!, images: images!, segments: segments! };
   } finally {
     db.close();
   }
@@ -98,7 +102,7 @@ async function counts(name: string): Promise<Record<'templates' | 'subjects' | '
 async function expectConsistent(name: string): Promise<void> {
   const db = await raw(name);
   try {
-    const templates = await db.getAll('templates');
+    const templates = await storedTemplates(db);
     const segments = await db.getAll('segments');
     const rows = new Map<string, { seq: number; key: string; vector: number[]; subject: string }>();
     for (const s of segments) {
@@ -113,8 +117,11 @@ async function expectConsistent(name: string): Promise<void> {
       const row = rows.get(t.faceId);
       expect(row).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), vector: Array.from(t.embedding), subject: t.subject });
     }
-    const subjects = new Set((await db.getAllKeys('subjects')).map((k) => JSON.stringify(k)));
-    expect(subjects).toEqual(new Set(templates.map((t) => JSON.stringify([t.appId, t.gallery, t.subject]))));
+    // a subject record exists exactly while it has templates, and holds them in face id order
+    for (const record of await db.getAll('subjects')) {
+      expect(record.templates.length).toBeGreaterThan(0);
+      expect(record.templates.map((t) => t.faceId)).toEqual(record.templates.map((t) => t.faceId).sort());
+    }
     // every segment has its int8 rows under the same key, quantised from its vectors
     expect(await db.getAll('int8Segments')).toEqual(segments.map(int8Segment));
   } finally {
@@ -395,11 +402,11 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'segments', 'subjects', 'templates']);
-    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
-    expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'segments', 'subjects']);
+    const tx = db.transaction(['subjects', 'images', 'segments', 'int8Segments']);
+    expect(tx.objectStore('subjects').keyPath).toEqual(['appId', 'gallery', 'subject']);
     expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
-    expect([...tx.objectStore('templates').indexNames]).toEqual(['byImage']);
+    expect(tx.objectStore('int8Segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
     db.close();
 
     // "another tab" with version 2 of the app: our open connection must not block it
@@ -416,7 +423,7 @@ describe('persistence and partitioning', () => {
 
 
 describe('upgrades', () => {
-  it('a version 2 database gains the int8 rows of its segments (version 3); its data is untouched and searches alike', async () => {
+  it('a version 2 database gains the int8 rows of its segments (version 3) and its templates move into their subjects (version 4): nothing lost, searches alike', async () => {
     const name = dbName();
     const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
     const rows = Array.from({ length: 7 }, (_, i) => ({ faceId: `face-${i}`, subject: `s${i % 3}`, modelId: 'm', enrollmentTimestamp: 1000 + i, embedding: embedding() }));
@@ -434,12 +441,19 @@ describe('upgrades', () => {
       },
     });
     const tx = v2.transaction(['templates', 'subjects', 'segments'], 'readwrite');
-    rows.forEach((row, i) => {
-      const { embedding: vector, enrollmentTimestamp, faceId, subject } = row;
-      const record: TemplateRecord = { ...template('m', 8, vector), ...owner, faceId, subject, enrollmentTimestamp: String(enrollmentTimestamp), segment: seqs[i]! };
+    const written: TemplateRecord[] = rows.map(({ embedding: vector, enrollmentTimestamp, faceId, subject }, i) => ({
+      ...template('m', 8, vector),
+      appId: owner.appId,
+      gallery: owner.gallery,
+      faceId,
+      subject,
+      enrollmentTimestamp: String(enrollmentTimestamp),
+      segment: seqs[i]!,
+    }));
+    for (const record of written) {
       void tx.objectStore('templates').put(record);
-      void tx.objectStore('subjects').put({ ...owner, subject });
-    });
+      void tx.objectStore('subjects').put({ ...owner, subject: record.subject, ...(record.subject === 's2' ? { lastSeen: 5 } : {}) });
+    }
     for (const segment of segments) void tx.objectStore('segments').put(segment);
     await tx.done;
     v2.close();
@@ -447,6 +461,12 @@ describe('upgrades', () => {
     const store = await GalleryStore.open({ name });
     opened.push(store);
     await expectConsistent(name);
+    const db = await raw(name);
+    expect([...db.objectStoreNames]).not.toContain('templates');
+    const key = (t: TemplateRecord) => `${t.subject}/${t.faceId}`;
+    expect((await storedTemplates(db)).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(written.sort((a, b) => key(a).localeCompare(key(b))));
+    expect((await db.get('subjects', ['app', 'g', 's2']))?.lastSeen).toBe(5);
+    db.close();
     expect(await store.listTemplates('app', 'g', 's1')).toEqual([{ faceId: 'face-1', enrollmentTimestamp: '1001' }, { faceId: 'face-4', enrollmentTimestamp: '1004' }]);
     const compact = new GallerySearchIndex(store, { precision: 'int8' });
     const exact = new GallerySearchIndex(store, { precision: 'float32' });
