@@ -261,6 +261,32 @@ async function faceIdsOf(int8Segments: { getAll(query: IDBKeyRange): Promise<{ f
   return (await int8Segments.getAll(prefixRange(appId, gallery))).flatMap((segment) => segment.faceIds);
 }
 
+interface SubjectWrites extends SubjectReads {
+  count(query: IDBKeyRange): Promise<number>;
+  getAllKeys(query: IDBKeyRange): Promise<SubjectKey[]>;
+}
+
+/**
+ * The records of those of `names` that exist, read inside the write's own transaction (so no
+ * other write can slip in between). Chromium charges every request about as much as a put, so
+ * a bulk write does not ask for each subject: one count and one key read over the span of the
+ * names when few others lie in it (an import sorted by subject, a seeding), then a get only for
+ * the subjects that exist. Else (names scattered over a big gallery) a get each.
+ */
+async function existingSubjects(subjects: SubjectWrites, appId: string, gallery: string, names: readonly string[]): Promise<Map<string, SubjectRecord>> {
+  let candidates = names;
+  if (names.length > 8) {
+    const sorted = [...names].sort();
+    const span = IDBKeyRange.bound([appId, gallery, sorted[0]!], [appId, gallery, sorted.at(-1)!]);
+    if ((await subjects.count(span)) <= 4 * names.length) {
+      const present = new Set((await subjects.getAllKeys(span)).map((key) => key[2]));
+      candidates = names.filter((name) => present.has(name));
+    }
+  }
+  const records = await Promise.all(candidates.map((subject) => subjects.get([appId, gallery, subject])));
+  return new Map(records.flatMap((record) => (record ? [[record.subject, record] as const] : [])));
+}
+
 const byFaceId = (a: { faceId: string }, b: { faceId: string }) => (a.faceId < b.faceId ? -1 : a.faceId > b.faceId ? 1 : 0);
 
 export class GalleryStore {
@@ -720,7 +746,7 @@ export class GalleryStore {
           }
         }
         const bySubject = groupBy(records, (r) => r.subject);
-        const before = await Promise.all([...bySubject.keys()].map((subject) => subjects.get([appId, gallery, subject])));
+        const before = await existingSubjects(subjects, appId, gallery, [...bySubject.keys()]);
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
         const segments = tx.objectStore('segments');
         const writer = segmentWriter(tx, enqueue);
@@ -734,8 +760,8 @@ export class GalleryStore {
           for (const segment of packed.segments) writer.put(segment);
         }
         // each subject's record with its new templates merged in (face id order, as its listing reads them)
-        [...bySubject].forEach(([subject, group], i) => {
-          const record = before[i] ?? { appId, gallery, subject, templates: [] };
+        bySubject.forEach((group, subject) => {
+          const record = before.get(subject) ?? { appId, gallery, subject, templates: [] };
           const held = new Set(record.templates.map((t) => t.faceId));
           // a face id collision must fail the write, as an IndexedDB add of an existing key would
           if (group.some((t) => held.has(t.faceId))) throw new DOMException(`subject ${subject} already has a template with this face id`, 'ConstraintError');
