@@ -340,6 +340,30 @@ describe('persistence and partitioning', () => {
     expect(best!.similarity).toBeCloseTo(1, 5);
   });
 
+  it('a bulk import merges into existing subjects chunk by chunk; a removal is final after a reload (int8 index too)', async () => {
+    const store = await openStore({ segmentRows: 4, chunkLimits: { rows: 10, bytes: 64e6 } });
+    const first = await store.importTemplates('app', 'g', Array.from({ length: 20 }, (_, i) => ({ subject: `a${i}`, template: template() })));
+    // 40 more over the same 20 subjects (and 20 new ones), in 4 transactions: each finds its existing subjects
+    const more = await store.importTemplates('app', 'g', Array.from({ length: 40 }, (_, i) => ({ subject: i % 2 ? `a${i >> 1}` : `b${i >> 1}`, template: template() })));
+    expect(await store.listTemplates('app', 'g', 'a3')).toHaveLength(2);
+    expect((await store.listSubjects('app', 'g')).length).toBe(40);
+    await expectConsistent(store.name);
+    const gone = [first[3]!, more[1]!]; // a3's first template; a0's second
+    await store.removeSubject('app', 'g', 'a3', gone[0]);
+    await store.removeSubject('app', 'g', 'a0', gone[1]);
+    store.close();
+
+    const again = await openStore({ name: store.name });
+    expect((await again.listTemplates('app', 'g', 'a3')).map((t) => t.faceId)).toEqual([more[7]!]);
+    expect((await again.presentTemplates('app', 'g', [{ subject: 'a3', faceId: gone[0]! }, { subject: 'a0', faceId: gone[1]! }, { subject: 'a0', faceId: first[0]! }])).size).toBe(1);
+    for (const precision of ['int8', 'float32'] as const) {
+      const matrix = await new GallerySearchIndex(again, { precision, crossTab: false }).matrix({ appId: 'app', gallery: 'g', modelId: 'm' });
+      expect(matrix.size).toBe(58);
+      expect(gone.some((id) => matrix.has(id))).toBe(false);
+    }
+    await expectConsistent(store.name);
+  });
+
   it('one app_id can never list, read, match against or delete another’s galleries', async () => {
     const store = await openStore();
     const index = indexOf(store);
