@@ -30,8 +30,8 @@ import {
   type IndexRow,
   type OutboxRecord,
   type NewTemplate,
+  type Int8SegmentRecord,
   type SegmentKey,
-  type SegmentRecord,
   type StoredTemplate,
   type SubjectKey,
   type SubjectRecord,
@@ -41,7 +41,7 @@ import {
 import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
-import { DEFAULT_SEGMENT_ROWS, appendRows, int8Segment, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
+import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
@@ -130,6 +130,19 @@ const SEGMENTS_PER_READ = 32;
 /** What an index is built from: float32 segments, or their int8 rows as stored. */
 export type IndexBlocks = { precision: 'float32'; blocks: IndexBlock[] } | { precision: 'int8'; blocks: Int8Block[] };
 
+/** The `modelId` templates of these subjects as one float32 block. */
+function float32Block(subjects: readonly SubjectRecord[], modelId: string): IndexBlock {
+  const rows = subjects.flatMap((s) => s.templates.filter((t) => t.modelId === modelId).map((t) => ({ subject: s.subject, t })));
+  const dim = rows[0]?.t.embedding.length ?? 0;
+  const vectors = new Float32Array(rows.length * dim);
+  const timestamps = new Float64Array(rows.length);
+  rows.forEach(({ t }, i) => {
+    vectors.set(t.embedding, i * dim);
+    timestamps[i] = Number(t.enrollmentTimestamp);
+  });
+  return { dim, faceIds: rows.map((r) => r.t.faceId), subjects: rows.map((r) => r.subject), timestamps, vectors };
+}
+
 /** Every segment record of (account, gallery, model) in seq order, SEGMENTS_PER_READ per getAll. */
 async function readSegments<T extends { seq: number }>(store: { getAll(query: IDBKeyRange, count: number): Promise<T[]> }, appId: string, gallery: string, modelId: string): Promise<T[]> {
   const blocks: T[] = [];
@@ -202,18 +215,15 @@ function indexRow(t: TemplateRecord): IndexRow {
 
 type WriteTx = IDBPTransaction<GalleryDB, typeof WRITE_STORES extends readonly (infer N)[] ? N[] : never, 'readwrite'>;
 
-/** Puts and deletes a segment together with its int8 rows (`int8Segments`, same key): the two never disagree. */
+/** Puts and deletes segments (`int8Segments`). */
 function segmentWriter(tx: WriteTx, enqueue: Enqueue) {
-  const segments = tx.objectStore('segments');
-  const int8 = tx.objectStore('int8Segments');
+  const segments = tx.objectStore('int8Segments');
   return {
-    put(segment: SegmentRecord): void {
+    put(segment: Int8SegmentRecord): void {
       enqueue(segments.put(segment));
-      enqueue(int8.put(int8Segment(segment)));
     },
     delete(key: SegmentKey): void {
       enqueue(segments.delete(key));
-      enqueue(int8.delete(key));
     },
   };
 }
@@ -606,13 +616,15 @@ export class GalleryStore {
    * more; else the float32 segments (default: always).
    */
   async galleryEmbeddings(appId: string, gallery: string, modelId: string, int8FromRows = Infinity): Promise<IndexBlocks> {
-    const tx = (await this.db()).transaction(['segments', 'int8Segments']);
+    const tx = (await this.db()).transaction(['int8Segments', 'subjects']);
     return this.bounded(tx, async () => {
       if (int8FromRows !== Infinity) {
         const blocks = await readSegments(tx.objectStore('int8Segments'), appId, gallery, modelId);
         if (blocks.reduce((n, b) => n + b.faceIds.length, 0) >= int8FromRows) return { precision: 'int8', blocks };
       }
-      return { precision: 'float32', blocks: await readSegments(tx.objectStore('segments'), appId, gallery, modelId) };
+      // float32 rows (small galleries, or no WebAssembly SIMD): the embeddings in the subject records
+      const block = float32Block(await tx.objectStore('subjects').getAll(prefixRange(appId, gallery)), modelId);
+      return { precision: 'float32', blocks: block.faceIds.length > 0 ? [block] : [] };
     });
   }
 
@@ -748,7 +760,7 @@ export class GalleryStore {
         const bySubject = groupBy(records, (r) => r.subject);
         const before = await existingSubjects(subjects, appId, gallery, [...bySubject.keys()]);
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
-        const segments = tx.objectStore('segments');
+        const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
         for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
           const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
@@ -821,7 +833,7 @@ export class GalleryStore {
           if (record && rest && rest.length < record.templates.length) enqueue(rest.length > 0 ? subjects.put({ ...record, templates: rest }) : subjects.delete([appId, gallery, subject]));
         }
         for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
-        const segments = tx.objectStore('segments');
+        const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
         for (const [modelId, first] of firstSeqs) {
           const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
@@ -838,7 +850,7 @@ export class GalleryStore {
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
   private async removeRows(tx: WriteTx, appId: string, gallery: string, removed: readonly Pick<TemplateRecord, 'faceId' | 'modelId' | 'segment'>[], enqueue: Enqueue): Promise<void> {
-    const segments = tx.objectStore('segments');
+    const segments = tx.objectStore('int8Segments');
     const writer = segmentWriter(tx, enqueue);
     for (const group of groupBy(removed, (t) => JSON.stringify([t.modelId, t.segment])).values()) {
       const key: SegmentKey = [appId, gallery, group[0]!.modelId, group[0]!.segment];

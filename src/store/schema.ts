@@ -218,8 +218,7 @@ export type SegmentKey = [appId: string, gallery: string, modelId: string, seq: 
 export interface GalleryDB extends DBSchema {
   subjects: { key: SubjectKey; value: SubjectRecord };
   images: { key: ImageKey; value: StoredImageRecord };
-  segments: { key: SegmentKey; value: SegmentRecord };
-  /** version 3: each segment's rows as int8, same key (derived, written with it) */
+  /** version 3: each segment's rows as int8 (version 4: the only segments; float32 embeddings live in `subjects`) */
   int8Segments: { key: SegmentKey; value: Int8SegmentRecord };
   /** auto-increment keys: the order the changes were made */
   outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
@@ -232,11 +231,12 @@ export interface GalleryDB extends DBSchema {
 /** Versions 1–3 kept one record per template; version 4 moves them into their subjects' records. */
 interface AnyVersionDB extends GalleryDB {
   templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
+  segments: { key: SegmentKey; value: SegmentRecord };
 }
 type UpgradeTx = IDBPTransaction<AnyVersionDB, StoreNames<AnyVersionDB>[], 'versionchange'>;
 
 /** The stores keyed by [appId, gallery, …]: a gallery's data is one key range in each. */
-export const STORE_NAMES = ['subjects', 'images', 'segments', 'int8Segments'] as const satisfies readonly StoreNames<GalleryDB>[];
+export const STORE_NAMES = ['subjects', 'images', 'int8Segments'] as const satisfies readonly StoreNames<GalleryDB>[];
 /** What a write's transaction covers: the gallery's stores and the sync's outbox. */
 export const WRITE_STORES = [...STORE_NAMES, 'outbox', 'audit'] as const satisfies readonly StoreNames<GalleryDB>[];
 
@@ -262,7 +262,7 @@ export function upgrade(db: IDBPDatabase<GalleryDB>, oldVersion: number, current
     templates.createIndex('byImage', 'imageKey');
     db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
     db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
-    db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+    anyDb.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
   }
   if (oldVersion < 2) {
     // the sync's outbox lives here so a write and its queued change commit together (docs/sync.md);
@@ -277,12 +277,20 @@ export function upgrade(db: IDBPDatabase<GalleryDB>, oldVersion: number, current
     // the int8 rows of every segment, so reopening reads a quarter of the bytes; derived from
     // the segments inside this transaction (requests only: it stays open while they run)
     db.createObjectStore('int8Segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
-    if (oldVersion >= 1) fillInt8Segments(tx).catch(failed);
   }
   if (oldVersion < 4) {
-    // templates into their subjects' records (one record per subject); the templates store goes
-    if (oldVersion >= 1) moveTemplatesIntoSubjects(tx).then(() => anyDb.deleteObjectStore('templates'), failed);
-    else anyDb.deleteObjectStore('templates');
+    // templates into their subjects' records (one record per subject); the float32 embeddings
+    // stay there only, so the templates store and the float32 segments go
+    const dropped = () => {
+      anyDb.deleteObjectStore('templates');
+      anyDb.deleteObjectStore('segments');
+    };
+    if (oldVersion >= 1) {
+      const filled = oldVersion < 3 ? fillInt8Segments(tx) : Promise.resolve();
+      Promise.all([filled, moveTemplatesIntoSubjects(tx)]).then(dropped, failed);
+    } else {
+      dropped();
+    }
   }
   // Never edit the steps above: a browser still at version 0 runs all of them, in order.
 }

@@ -9,7 +9,8 @@ import { EngineError } from '../../src/errors.ts';
 import { GallerySearchIndex, GalleryStore, type GalleryStoreOptions, type NewTemplate, type StoredTemplate } from '../../src/store/index.ts';
 import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
 import { DB_VERSION, type GalleryDB, type TemplateRecord } from '../../src/store/schema.ts';
-import { appendRows, int8Segment } from '../../src/store/segments.ts';
+import { int8Segment } from '../../src/store/segments.ts';
+import { quantiseRows } from '../../src/store/int8-rows.ts';
 
 // ---------------------------------------------------------------- helpers
 
@@ -89,41 +90,39 @@ async function storedTemplates(db: IDBPDatabase<GalleryDB>): Promise<TemplateRec
 async function counts(name: string): Promise<Record<'templates' | 'subjects' | 'images' | 'segments', number>> {
   const db = await raw(name);
   try {
-    const tx = db.transaction(['subjects', 'images', 'segments', 'int8Segments']);
-    const [subjects, images, segments, int8Segments] = await Promise.all((['subjects', 'images', 'segments', 'int8Segments'] as const).map((s) => tx.objectStore(s).count()));
-    expect(int8Segments).toBe(segments);
+    const tx = db.transaction(['subjects', 'images', 'int8Segments']);
+    const [subjects, images, segments] = await Promise.all((['subjects', 'images', 'int8Segments'] as const).map((s) => tx.objectStore(s).count()));
     return { templates: (await storedTemplates(db)).length, subjects: subjects!, images: images!, segments: segments! };
   } finally {
     db.close();
   }
 }
 
-/** The packed segments hold exactly the templates, each where its record says, with its vector. */
+/** The packed segments hold exactly the templates, each where its record says, with its row quantised from its embedding. */
 async function expectConsistent(name: string): Promise<void> {
   const db = await raw(name);
   try {
     const templates = await storedTemplates(db);
-    const segments = await db.getAll('segments');
-    const rows = new Map<string, { seq: number; key: string; vector: number[]; subject: string }>();
+    const segments = await db.getAll('int8Segments');
+    const rows = new Map<string, { seq: number; key: string; row: number[]; scale: number; subject: string }>();
     for (const s of segments) {
       expect(s.faceIds.length).toBeGreaterThan(0);
+      const stride = s.rows.length / s.faceIds.length;
       s.faceIds.forEach((id, i) => {
         expect(rows.has(id)).toBe(false);
-        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), vector: Array.from(s.vectors.subarray(i * s.dim, (i + 1) * s.dim)), subject: s.subjects[i]! });
+        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, subject: s.subjects[i]! });
       });
     }
     expect(rows.size).toBe(templates.length);
     for (const t of templates) {
-      const row = rows.get(t.faceId);
-      expect(row).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), vector: Array.from(t.embedding), subject: t.subject });
+      const own = quantiseRows(t.embedding, 1, t.embedding.length);
+      expect(rows.get(t.faceId)).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), row: Array.from(own.rows), scale: own.scales[0], subject: t.subject });
     }
     // a subject record exists exactly while it has templates, and holds them in face id order
     for (const record of await db.getAll('subjects')) {
       expect(record.templates.length).toBeGreaterThan(0);
       expect(record.templates.map((t) => t.faceId)).toEqual(record.templates.map((t) => t.faceId).sort());
     }
-    // every segment has its int8 rows under the same key, quantised from its vectors
-    expect(await db.getAll('int8Segments')).toEqual(segments.map(int8Segment));
   } finally {
     db.close();
   }
@@ -426,10 +425,9 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'segments', 'subjects']);
-    const tx = db.transaction(['subjects', 'images', 'segments', 'int8Segments']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'subjects']);
+    const tx = db.transaction(['subjects', 'images', 'int8Segments']);
     expect(tx.objectStore('subjects').keyPath).toEqual(['appId', 'gallery', 'subject']);
-    expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
     expect(tx.objectStore('int8Segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
     db.close();
 
@@ -447,11 +445,18 @@ describe('persistence and partitioning', () => {
 
 
 describe('upgrades', () => {
-  it('a version 2 database gains the int8 rows of its segments (version 3) and its templates move into their subjects (version 4): nothing lost, searches alike', async () => {
+  it('a version 2 database: its segments become int8 (version 3) and its templates move into their subjects, the float32 embeddings kept there only (version 4): nothing lost, searches alike', async () => {
     const name = dbName();
     const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
     const rows = Array.from({ length: 7 }, (_, i) => ({ faceId: `face-${i}`, subject: `s${i % 3}`, modelId: 'm', enrollmentTimestamp: 1000 + i, embedding: embedding() }));
-    const { segments, seqs } = appendRows(undefined, owner, rows, 3);
+    // version 2's float32 segments of 3 rows
+    const seqs = rows.map((_, i) => Math.floor(i / 3));
+    const segments = [0, 1, 2].map((seq) => {
+      const part = rows.slice(seq * 3, seq * 3 + 3);
+      const vectors = new Float32Array(part.length * 8);
+      part.forEach((r, i) => vectors.set(r.embedding, i * 8));
+      return { ...owner, seq, dim: 8, faceIds: part.map((r) => r.faceId), subjects: part.map((r) => r.subject), timestamps: Float64Array.from(part, (r) => r.enrollmentTimestamp), vectors };
+    });
     // version 2 exactly as shipped (schema.ts steps 1 and 2), written by hand
     const v2 = await openDB(name, 2, {
       upgrade(db) {
@@ -487,6 +492,8 @@ describe('upgrades', () => {
     await expectConsistent(name);
     const db = await raw(name);
     expect([...db.objectStoreNames]).not.toContain('templates');
+    expect([...db.objectStoreNames]).not.toContain('segments');
+    expect(await db.getAll('int8Segments')).toEqual(segments.map(int8Segment));
     const key = (t: TemplateRecord) => `${t.subject}/${t.faceId}`;
     expect((await storedTemplates(db)).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(written.sort((a, b) => key(a).localeCompare(key(b))));
     expect((await db.get('subjects', ['app', 'g', 's2']))?.lastSeen).toBe(5);

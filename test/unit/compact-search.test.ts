@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { int8Available } from '../../src/store/int8-rows.ts';
 import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import type { IndexRow } from '../../src/store/schema.ts';
-import { appendRows, int8Segment } from '../../src/store/segments.ts';
+import { appendRows } from '../../src/store/segments.ts';
 import { seededRandom } from './helpers/seeded-random.ts';
 
 const DIM = 128;
@@ -58,7 +58,7 @@ describe.runIf(int8Available())('int8 candidates scored exactly = exact search',
           const rows = gallery(seed, 1500, clusters, spread);
           const exact = new EmbeddingMatrix(DIM);
           for (const row of rows) exact.add(row);
-          const compact = stored ? EmbeddingMatrix.fromInt8Blocks(appendRows(undefined, OWNER, rows, 512).segments.map(int8Segment)) : new EmbeddingMatrix(DIM, { precision: 'int8' });
+          const compact = stored ? EmbeddingMatrix.fromInt8Blocks(appendRows(undefined, OWNER, rows, 512).segments) : new EmbeddingMatrix(DIM, { precision: 'int8' });
           if (!stored) for (const row of rows) compact.add(row);
           // removals move rows about in both
           for (let i = 0; i < 100; i += 7) {
