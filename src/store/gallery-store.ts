@@ -143,6 +143,22 @@ function float32Block(subjects: readonly SubjectRecord[], modelId: string): Inde
   return { dim, faceIds: rows.map((r) => r.t.faceId), subjects: rows.map((r) => r.subject), timestamps, vectors };
 }
 
+/** subject records per getAll of a float32 build: bounds the transient copy (a few MB) */
+const SUBJECTS_PER_READ = 2000;
+
+/** Every subject record of the gallery, in key order, SUBJECTS_PER_READ per getAll, each page as `take` makes it. */
+async function readSubjects<T>(store: { getAll(query: IDBKeyRange, count: number): Promise<SubjectRecord[]> }, appId: string, gallery: string, take: (page: SubjectRecord[]) => T): Promise<T[]> {
+  const records: T[] = [];
+  let range = prefixRange(appId, gallery);
+  for (;;) {
+    const page = await store.getAll(range, SUBJECTS_PER_READ);
+    records.push(take(page));
+    const last = page.at(-1);
+    if (page.length < SUBJECTS_PER_READ || !last) return records;
+    range = IDBKeyRange.bound([appId, gallery, last.subject], [appId, gallery, []], true);
+  }
+}
+
 /** Every segment record of (account, gallery, model) in seq order, SEGMENTS_PER_READ per getAll. */
 async function readSegments<T extends { seq: number }>(store: { getAll(query: IDBKeyRange, count: number): Promise<T[]> }, appId: string, gallery: string, modelId: string): Promise<T[]> {
   const blocks: T[] = [];
@@ -623,8 +639,8 @@ export class GalleryStore {
         if (blocks.reduce((n, b) => n + b.faceIds.length, 0) >= int8FromRows) return { precision: 'int8', blocks };
       }
       // float32 rows (small galleries, or no WebAssembly SIMD): the embeddings in the subject records
-      const block = float32Block(await tx.objectStore('subjects').getAll(prefixRange(appId, gallery)), modelId);
-      return { precision: 'float32', blocks: block.faceIds.length > 0 ? [block] : [] };
+      const blocks = await readSubjects(tx.objectStore('subjects'), appId, gallery, (page) => float32Block(page, modelId));
+      return { precision: 'float32', blocks: blocks.filter((block) => block.faceIds.length > 0) };
     });
   }
 
