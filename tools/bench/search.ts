@@ -56,7 +56,7 @@ function render(results: SizeResult[], options: { dim: number; perSubject: numbe
     '- insert = `importTemplates` in calls of 50k (each in transactions of ≤ 5000); stored = `navigator.storage.estimate().usage` per template',
     '- recognize = `searchSubjects` (best template per subject, top 10) on one thread: the search is one WebAssembly SIMD loop on the thread that holds the index (the engine\'s index worker); ' +
       'there is no two-thread search to measure. int8 = the engine\'s index: int8 scan, then its candidates (mean count in brackets) scored exactly from IndexedDB; float32 = exact rows in memory (SIMD, JS), up to 100k',
-    '- enroll = `addTemplates` of one template into the full gallery; reopen = after a page reload: `GalleryStore.open` + the first `searchSubjects` (reads every segment, builds the int8 matrix), median of the reloads',
+    '- enroll = `addTemplates` of one template into the full gallery; reopen = after a page reload: `GalleryStore.open` + the first `searchSubjects` (reads every int8 segment and copies its rows into the matrix), median of the reloads',
     '- memory: index = int8 rows + columns + face id table (exact) + subject names (estimated); measured = `performance.measureUserAgentSpecificMemory()` (page + workers) after the build minus before',
     '',
     '| templates | insert s | stored B/template | reopen ms | recognize p50 / p95 ms, int8 (candidates) | float32 SIMD | float32 JS | templates p50 ms | enroll p50 ms | index MB | measured MB |',
