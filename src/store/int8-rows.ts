@@ -158,11 +158,11 @@ export class Int8Rows {
     this.largestError = Math.max(this.largestError, error);
   }
 
-  /** Writes row `row` as stored: `block`'s row `from`, already quantised (quantiseRows). */
-  copy(row: number, block: QuantisedRows, from: number): void {
+  /** Writes rows [row, row + count) as stored: `block`'s rows [from, from + count), already quantised (quantiseRows). */
+  copy(row: number, block: QuantisedRows, from: number, count = 1): void {
     const rows = new Int8Array(this.memory.buffer, this.queryBytes, this.capacity * this.stride);
-    rows.set(block.rows.subarray(from * this.stride, (from + 1) * this.stride), row * this.stride);
-    new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity)[row] = block.scales[from]!;
+    rows.set(block.rows.subarray(from * this.stride, (from + count) * this.stride), row * this.stride);
+    new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity).set(block.scales.subarray(from, from + count), row);
     this.largestError = Math.max(this.largestError, block.error);
   }
 

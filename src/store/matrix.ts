@@ -154,9 +154,16 @@ export class EmbeddingMatrix {
   addInt8Block(block: Int8Block): number {
     this.fitDimension('stored', block.dim);
     if (!this.int8) throw new Error('stored int8 rows go into an int8 matrix');
-    this.ensureCapacity(this.count + block.faceIds.length);
+    const n = block.faceIds.length;
+    this.ensureCapacity(this.count + n);
+    if (!block.faceIds.some((faceId) => this.has(faceId))) {
+      // the usual case (a reopen): the block's rows in one copy
+      this.int8.copy(this.count, block, 0, n);
+      for (let i = 0; i < n; i++) this.setColumns(this.count++, block.faceIds[i]!, block.subjects[i]!, block.timestamps[i]!);
+      return n;
+    }
     let added = 0;
-    for (let i = 0; i < block.faceIds.length; i++) {
+    for (let i = 0; i < n; i++) {
       const faceId = block.faceIds[i]!;
       if (this.has(faceId)) continue;
       const row = this.count++;
