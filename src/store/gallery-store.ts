@@ -2,7 +2,7 @@
 // Each method is one endpoint's storage work in ONE transaction, so it happens entirely or
 // not at all, and concurrent calls (from this tab or others) serialise in IndexedDB.
 // Committed writes are announced (changes.ts) so search indexes stay current.
-import { openDB, type IDBPDatabase } from 'idb';
+import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { z } from 'zod';
 import { EngineError } from '../errors.ts';
 import { ChangeFeed, MAX_IDS_PER_NOTICE, MAX_ROWS_PER_NOTICE, changeChannelName, type ChangeListener } from './changes.ts';
@@ -21,6 +21,8 @@ import {
   SubjectIdSchema,
   imageBlobOf,
   imageRecordOf,
+  storedTemplate,
+  subjectTemplate,
   upgrade,
   type GalleryDB,
   type GalleryOptions,
@@ -28,16 +30,18 @@ import {
   type IndexRow,
   type OutboxRecord,
   type NewTemplate,
+  type Int8SegmentRecord,
   type SegmentKey,
-  type SegmentRecord,
   type StoredTemplate,
   type SubjectKey,
+  type SubjectRecord,
+  type SubjectTemplate,
   type TemplateRecord,
 } from './schema.ts';
 import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
-import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock } from './segments.ts';
+import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
@@ -123,6 +127,51 @@ interface TakenIds {
 /** segments per getAll while building an index: bounds the transient copy, not the result */
 const SEGMENTS_PER_READ = 32;
 
+/** What an index is built from: float32 segments, or their int8 rows as stored. */
+export type IndexBlocks = { precision: 'float32'; blocks: IndexBlock[] } | { precision: 'int8'; blocks: Int8Block[] };
+
+/** The `modelId` templates of these subjects as one float32 block. */
+function float32Block(subjects: readonly SubjectRecord[], modelId: string): IndexBlock {
+  const rows = subjects.flatMap((s) => s.templates.filter((t) => t.modelId === modelId).map((t) => ({ subject: s.subject, t })));
+  const dim = rows[0]?.t.embedding.length ?? 0;
+  const vectors = new Float32Array(rows.length * dim);
+  const timestamps = new Float64Array(rows.length);
+  rows.forEach(({ t }, i) => {
+    vectors.set(t.embedding, i * dim);
+    timestamps[i] = Number(t.enrollmentTimestamp);
+  });
+  return { dim, faceIds: rows.map((r) => r.t.faceId), subjects: rows.map((r) => r.subject), timestamps, vectors };
+}
+
+/** subject records per getAll of a float32 build: bounds the transient copy (a few MB) */
+const SUBJECTS_PER_READ = 2000;
+
+/** Every subject record of the gallery, in key order, SUBJECTS_PER_READ per getAll, each page as `take` makes it. */
+async function readSubjects<T>(store: { getAll(query: IDBKeyRange, count: number): Promise<SubjectRecord[]> }, appId: string, gallery: string, take: (page: SubjectRecord[]) => T): Promise<T[]> {
+  const records: T[] = [];
+  let range = prefixRange(appId, gallery);
+  for (;;) {
+    const page = await store.getAll(range, SUBJECTS_PER_READ);
+    records.push(take(page));
+    const last = page.at(-1);
+    if (page.length < SUBJECTS_PER_READ || !last) return records;
+    range = IDBKeyRange.bound([appId, gallery, last.subject], [appId, gallery, []], true);
+  }
+}
+
+/** Every segment record of (account, gallery, model) in seq order, SEGMENTS_PER_READ per getAll. */
+async function readSegments<T extends { seq: number }>(store: { getAll(query: IDBKeyRange, count: number): Promise<T[]> }, appId: string, gallery: string, modelId: string): Promise<T[]> {
+  const blocks: T[] = [];
+  let range = prefixRange(appId, gallery, modelId);
+  for (;;) {
+    const page = await store.getAll(range, SEGMENTS_PER_READ);
+    blocks.push(...page);
+    const last = page.at(-1);
+    if (page.length < SEGMENTS_PER_READ || !last) return blocks;
+    range = IDBKeyRange.bound([appId, gallery, modelId, last.seq], [appId, gallery, modelId, []], true);
+  }
+}
+
 type Db = IDBPDatabase<GalleryDB>;
 
 /** The storage of gallery data is gone or newer than this code: the engine can't serve. */
@@ -180,6 +229,21 @@ function indexRow(t: TemplateRecord): IndexRow {
   };
 }
 
+type WriteTx = IDBPTransaction<GalleryDB, typeof WRITE_STORES extends readonly (infer N)[] ? N[] : never, 'readwrite'>;
+
+/** Puts and deletes segments (`int8Segments`). */
+function segmentWriter(tx: WriteTx, enqueue: Enqueue) {
+  const segments = tx.objectStore('int8Segments');
+  return {
+    put(segment: Int8SegmentRecord): void {
+      enqueue(segments.put(segment));
+    },
+    delete(key: SegmentKey): void {
+      enqueue(segments.delete(key));
+    },
+  };
+}
+
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
@@ -199,10 +263,57 @@ async function requireGallery(subjects: SubjectKeys, appId: string, gallery: str
   if ((await subjects.getKey(prefixRange(appId, gallery))) === undefined) throw new EngineError('GALLERY_NOT_FOUND');
 }
 
-async function requireSubject(subjects: SubjectKeys, appId: string, gallery: string, subject: string): Promise<void> {
-  await requireGallery(subjects, appId, gallery);
-  if ((await subjects.getKey([appId, gallery, subject])) === undefined) throw new EngineError('SUBJECT_NOT_FOUND');
+interface SubjectReads extends SubjectKeys {
+  get(key: SubjectKey): Promise<SubjectRecord | undefined>;
 }
+
+/** The subject's record (with its templates); 5004 / 5003. */
+async function requireSubject(subjects: SubjectReads, appId: string, gallery: string, subject: string): Promise<SubjectRecord> {
+  await requireGallery(subjects, appId, gallery);
+  const record = await subjects.get([appId, gallery, subject]);
+  if (!record) throw new EngineError('SUBJECT_NOT_FOUND');
+  return record;
+}
+
+/** These subjects' templates by face id (one get per distinct subject, issued together); absent subjects are left out. */
+async function templatesOf(subjects: SubjectReads, appId: string, gallery: string, names: readonly string[]): Promise<Map<string, Map<string, SubjectTemplate>>> {
+  const distinct = [...new Set(names)];
+  const records = await Promise.all(distinct.map((subject) => subjects.get([appId, gallery, subject])));
+  return new Map(records.flatMap((record) => (record ? [[record.subject, new Map(record.templates.map((t) => [t.faceId, t]))] as const] : [])));
+}
+
+/** Every face id of the gallery (all models), from its int8 segments: no embedding is read. */
+async function faceIdsOf(int8Segments: { getAll(query: IDBKeyRange): Promise<{ faceIds: string[] }[]> }, appId: string, gallery: string): Promise<string[]> {
+  return (await int8Segments.getAll(prefixRange(appId, gallery))).flatMap((segment) => segment.faceIds);
+}
+
+interface SubjectWrites extends SubjectReads {
+  count(query: IDBKeyRange): Promise<number>;
+  getAllKeys(query: IDBKeyRange): Promise<SubjectKey[]>;
+}
+
+/**
+ * The records of those of `names` that exist, read inside the write's own transaction (so no
+ * other write can slip in between). Chromium charges every request about as much as a put, so
+ * a bulk write does not ask for each subject: one count and one key read over the span of the
+ * names when few others lie in it (an import sorted by subject, a seeding), then a get only for
+ * the subjects that exist. Else (names scattered over a big gallery) a get each.
+ */
+async function existingSubjects(subjects: SubjectWrites, appId: string, gallery: string, names: readonly string[]): Promise<Map<string, SubjectRecord>> {
+  let candidates = names;
+  if (names.length > 8) {
+    const sorted = [...names].sort();
+    const span = IDBKeyRange.bound([appId, gallery, sorted[0]!], [appId, gallery, sorted.at(-1)!]);
+    if ((await subjects.count(span)) <= 4 * names.length) {
+      const present = new Set((await subjects.getAllKeys(span)).map((key) => key[2]));
+      candidates = names.filter((name) => present.has(name));
+    }
+  }
+  const records = await Promise.all(candidates.map((subject) => subjects.get([appId, gallery, subject])));
+  return new Map(records.flatMap((record) => (record ? [[record.subject, record] as const] : [])));
+}
+
+const byFaceId = (a: { faceId: string }, b: { faceId: string }) => (a.faceId < b.faceId ? -1 : a.faceId > b.faceId ? 1 : 0);
 
 export class GalleryStore {
   /** the IndexedDB database name */
@@ -315,10 +426,10 @@ export class GalleryStore {
    */
   async presentTemplates(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<Set<string>> {
     if (refs.length === 0) return new Set();
-    const tx = (await this.db()).transaction('templates');
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      const keys = await Promise.all(refs.map((r) => tx.store.getKey([appId, gallery, r.subject, r.faceId])));
-      return new Set(keys.flatMap((key) => (key ? [key[3]] : [])));
+      const held = await templatesOf(tx.store, appId, gallery, refs.map((r) => r.subject));
+      return new Set(refs.flatMap((r) => (held.get(r.subject)?.has(r.faceId) ? [r.faceId] : [])));
     });
   }
 
@@ -374,10 +485,10 @@ export class GalleryStore {
 
   /** Retention: the gallery's templates (subject, id, enrollment ms) and its subjects' lastSeen. */
   async retentionView(appId: string, gallery: string): Promise<{ templates: { subject: string; faceId: string; enrolled: number }[]; lastSeen: Map<string, number> }> {
-    // the packed segments: ids, subjects and times without loading a single embedding record
-    const tx = (await this.db()).transaction(['segments', 'subjects']);
+    // the int8 segments: ids, subjects and times without loading a single float32 embedding
+    const tx = (await this.db()).transaction(['int8Segments', 'subjects']);
     return this.bounded(tx, async () => {
-      const segments = await tx.objectStore('segments').getAll(prefixRange(appId, gallery));
+      const segments = await tx.objectStore('int8Segments').getAll(prefixRange(appId, gallery));
       const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
       return {
         templates: segments.flatMap((g) => g.faceIds.map((faceId, i) => ({ subject: g.subjects[i]!, faceId, enrolled: g.timestamps[i]! }))),
@@ -409,22 +520,21 @@ export class GalleryStore {
 
   /** /verify: the subject's templates (of `modelId` if given) in enrollment order; 5004 / 5003. */
   async templatesForSubject(appId: string, gallery: string, subject: string, modelId?: string): Promise<StoredTemplate[]> {
-    const tx = (await this.db()).transaction(['subjects', 'templates']);
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
-      const records = await tx.objectStore('templates').getAll(prefixRange(appId, gallery, subject));
-      return records.filter((t) => modelId === undefined || t.modelId === modelId).map(publicTemplate);
+      const record = await requireSubject(tx.store, appId, gallery, subject);
+      return record.templates.filter((t) => modelId === undefined || t.modelId === modelId).map((t) => storedTemplate(record, t));
     });
   }
 
   /** A whole gallery for export, in one readonly transaction (a consistent snapshot); 5004. */
   async readGallery(appId: string, gallery: string, options: { images?: boolean } = {}): Promise<GalleryContents> {
-    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
-      const templates = await tx.objectStore('templates').getAll(prefixRange(appId, gallery));
+      const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
       const images = options.images ? await tx.objectStore('images').getAll(prefixRange(appId, gallery)) : [];
-      return { templates: templates.map(publicTemplate), images: images.map(imageRecordOf) };
+      return { templates: subjects.flatMap((record) => record.templates.map((t) => storedTemplate(record, t))), images: images.map(imageRecordOf) };
     });
   }
 
@@ -433,21 +543,21 @@ export class GalleryStore {
    * "subject ID was not found"; 5003 "subject id with face id was not found".
    */
   async templateImage(appId: string, gallery: string, subject: string, faceId: string): Promise<{ template: StoredTemplate; image?: Blob }> {
-    const tx = (await this.db()).transaction(['subjects', 'templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
-      await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
-      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      const owner = await requireSubject(tx.objectStore('subjects'), appId, gallery, subject);
+      const template = owner.templates.find((t) => t.faceId === faceId);
       if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
       const record = template.imageKey === undefined ? undefined : await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
-      return { template: publicTemplate(template), ...(record ? { image: imageBlobOf(record) } : {}) };
+      return { template: storedTemplate(owner, template), ...(record ? { image: imageBlobOf(record) } : {}) };
     });
   }
 
   /** The photo a template was enrolled from, if it was stored. */
   async imageOf(appId: string, gallery: string, subject: string, faceId: string): Promise<Blob | undefined> {
-    const tx = (await this.db()).transaction(['templates', 'images']);
+    const tx = (await this.db()).transaction(['subjects', 'images']);
     return this.bounded(tx, async () => {
-      const template = await tx.objectStore('templates').get([appId, gallery, subject, faceId]);
+      const template = (await tx.objectStore('subjects').get([appId, gallery, subject]))?.templates.find((t) => t.faceId === faceId);
       if (template?.imageKey === undefined) return undefined;
       const record = await tx.objectStore('images').get([appId, gallery, subject, template.imageKey]);
       return record && imageBlobOf(record);
@@ -459,7 +569,7 @@ export class GalleryStore {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const { faceIds, scrubbed } = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
-      const removed = (await tx.objectStore('templates').getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]);
+      const removed = await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery);
       for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
       await dropQueuedEnrolls(tx.objectStore('outbox'), prefixRange(appId, gallery), enqueue);
       const scrubbed = await scrubSubjects(tx.objectStore('audit'), prefixRange(appId, gallery), enqueue);
@@ -481,34 +591,27 @@ export class GalleryStore {
     const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
     const subjects = tx.objectStore('subjects');
     const outbox = tx.objectStore('outbox');
-    const templates = tx.objectStore('templates');
     const images = tx.objectStore('images');
     const removal = await this.bounded(tx, async (enqueue) => {
-      await requireSubject(subjects, appId, gallery, subject);
+      const record = await requireSubject(subjects, appId, gallery, subject);
       const subjectRange = prefixRange(appId, gallery, subject);
-      let removed: TemplateRecord[];
-      if (faceId === undefined) {
-        removed = await templates.getAll(subjectRange);
-        enqueue(templates.delete(subjectRange));
+      const removed = faceId === undefined ? record.templates : record.templates.filter((t) => t.faceId === faceId);
+      if (removed.length === 0) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
+      const rest = record.templates.filter((t) => !removed.includes(t));
+      if (rest.length === 0) {
         enqueue(images.delete(subjectRange)); // a photo belongs to the one subject it was enrolled under
         enqueue(subjects.delete([appId, gallery, subject]));
       } else {
-        const template = await templates.get([appId, gallery, subject, faceId]);
-        if (!template) throw new EngineError('SUBJECT_NOT_FOUND', 'subject id with face id was not found');
-        removed = [template];
-        enqueue(templates.delete([appId, gallery, subject, faceId]));
-        // requests run in order, so these counts already see the delete above
-        if (template.imageKey !== undefined && (await templates.index('byImage').count(template.imageKey)) === 0) {
-          enqueue(images.delete([appId, gallery, subject, template.imageKey]));
-        }
-        if ((await templates.count(subjectRange)) === 0) enqueue(subjects.delete([appId, gallery, subject]));
+        enqueue(subjects.put({ ...record, templates: rest }));
+        const imageKey = removed[0]!.imageKey;
+        if (imageKey !== undefined && !rest.some((t) => t.imageKey === imageKey)) enqueue(images.delete([appId, gallery, subject, imageKey]));
       }
-      await this.removeRows(tx.objectStore('segments'), appId, gallery, removed, enqueue);
+      await this.removeRows(tx, appId, gallery, removed, enqueue);
       const faceIds = removed.map((t) => t.faceId);
       await dropQueuedEnrolls(outbox, faceId === undefined ? subjectRange : IDBKeyRange.only([appId, gallery, subject, faceId]), enqueue);
       this.journalize(outbox, { kind: 'removedTemplates', appId, gallery, subject, ...(faceId === undefined ? {} : { faceId }), faceIds }, enqueue);
       // the subject is gone (its last template was removed): its name leaves the audit log too
-      const scrubbed = (await templates.count(subjectRange)) === 0 ? await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue) : [];
+      const scrubbed = rest.length === 0 ? await scrubSubjects(tx.objectStore('audit'), IDBKeyRange.only([appId, gallery, subject]), enqueue) : [];
       const galleryRemoved = (await subjects.getKey(prefixRange(appId, gallery))) === undefined;
       return { faceIds, galleryRemoved, scrubbed };
     });
@@ -524,20 +627,20 @@ export class GalleryStore {
 
   /**
    * The search index's read: the gallery's `modelId` templates, packed column-wise, in one
-   * readonly transaction (a consistent snapshot). Empty when there are none.
+   * readonly transaction (a consistent snapshot). Empty when there are none. The int8 rows
+   * as stored (a quarter of the bytes, nothing to quantise) when there are `int8FromRows` or
+   * more; else the float32 segments (default: always).
    */
-  async galleryEmbeddings(appId: string, gallery: string, modelId: string): Promise<IndexBlock[]> {
-    const tx = (await this.db()).transaction('segments');
+  async galleryEmbeddings(appId: string, gallery: string, modelId: string, int8FromRows = Infinity): Promise<IndexBlocks> {
+    const tx = (await this.db()).transaction(['int8Segments', 'subjects']);
     return this.bounded(tx, async () => {
-      const blocks: IndexBlock[] = [];
-      let range = prefixRange(appId, gallery, modelId);
-      for (;;) {
-        const page = await tx.store.getAll(range, SEGMENTS_PER_READ);
-        blocks.push(...page);
-        const last = page.at(-1);
-        if (page.length < SEGMENTS_PER_READ || !last) return blocks;
-        range = IDBKeyRange.bound([appId, gallery, modelId, last.seq], [appId, gallery, modelId, []], true);
+      if (int8FromRows !== Infinity) {
+        const blocks = await readSegments(tx.objectStore('int8Segments'), appId, gallery, modelId);
+        if (blocks.reduce((n, b) => n + b.faceIds.length, 0) >= int8FromRows) return { precision: 'int8', blocks };
       }
+      // float32 rows (small galleries, or no WebAssembly SIMD): the embeddings in the subject records
+      const blocks = await readSubjects(tx.objectStore('subjects'), appId, gallery, (page) => float32Block(page, modelId));
+      return { precision: 'float32', blocks: blocks.filter((block) => block.faceIds.length > 0) };
     });
   }
 
@@ -547,10 +650,10 @@ export class GalleryStore {
    */
   async templateEmbeddings(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<(Float32Array | undefined)[]> {
     if (refs.length === 0) return [];
-    const tx = (await this.db()).transaction('templates');
+    const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      const records = await Promise.all(refs.map((r) => tx.store.get([appId, gallery, r.subject, r.faceId])));
-      return records.map((record) => record?.embedding);
+      const held = await templatesOf(tx.store, appId, gallery, refs.map((r) => r.subject));
+      return refs.map((r) => held.get(r.subject)?.get(r.faceId)?.embedding);
     });
   }
 
@@ -657,11 +760,11 @@ export class GalleryStore {
     await this.bounded(
       tx,
       async (enqueue) => {
-        const templates = tx.objectStore('templates');
+        const subjects = tx.objectStore('subjects');
         if (records.some((record) => kept.has(record))) {
           // face ids are unique per gallery (the search index keys rows by them): a kept id the
           // gallery already has, under any subject, makes way for a new one (read once per write)
-          taken.ids ??= new Set((await templates.getAllKeys(prefixRange(appId, gallery))).map((key) => key[3]));
+          taken.ids ??= new Set(await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery));
           for (const record of records) {
             if (kept.has(record) && taken.ids.has(record.faceId)) {
               record.faceId = newFaceId(now);
@@ -670,9 +773,11 @@ export class GalleryStore {
             taken.ids.add(record.faceId);
           }
         }
-        for (const subject of new Set(records.map((r) => r.subject))) enqueue(tx.objectStore('subjects').put({ appId, gallery, subject }));
+        const bySubject = groupBy(records, (r) => r.subject);
+        const before = await existingSubjects(subjects, appId, gallery, [...bySubject.keys()]);
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
-        const segments = tx.objectStore('segments');
+        const segments = tx.objectStore('int8Segments');
+        const writer = segmentWriter(tx, enqueue);
         for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
           const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
           // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
@@ -680,10 +785,16 @@ export class GalleryStore {
           if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);
           const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows, fresh);
           group.forEach((record, i) => (record.segment = packed.seqs[i]!));
-          for (const segment of packed.segments) enqueue(segments.put(segment));
+          for (const segment of packed.segments) writer.put(segment);
         }
-        // add, not put: an existing key would be a face id collision, and must fail the write
-        for (const record of records) enqueue(templates.add(record));
+        // each subject's record with its new templates merged in (face id order, as its listing reads them)
+        bySubject.forEach((group, subject) => {
+          const record = before.get(subject) ?? { appId, gallery, subject, templates: [] };
+          const held = new Set(record.templates.map((t) => t.faceId));
+          // a face id collision must fail the write, as an IndexedDB add of an existing key would
+          if (group.some((t) => held.has(t.faceId))) throw new DOMException(`subject ${subject} already has a template with this face id`, 'ConstraintError');
+          enqueue(subjects.put({ ...record, templates: [...record.templates, ...group.map(subjectTemplate)].sort(byFaceId) }));
+        });
         if (this.journalOf) this.journalize(tx.objectStore('outbox'), { kind: 'added', appId, gallery, templates: records.map(publicTemplate), photos }, enqueue);
       },
       records.length,
@@ -725,19 +836,27 @@ export class GalleryStore {
         }
         for (const subject of new Set(records.map((r) => r.subject))) if (!before.has(subject)) await dropQueuedEnrolls(outbox, prefixRange(appId, gallery, subject), enqueue);
         for (const r of records) if (before.has(r.subject)) await dropQueuedEnrolls(outbox, IDBKeyRange.only([appId, gallery, r.subject, r.faceId]), enqueue);
-        for (const subject of new Set(records.map((r) => r.subject))) {
-          if (before.has(subject)) continue;
-          for (const name of ['templates', 'images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
-        }
-        for (const r of records) if (before.has(r.subject)) enqueue(tx.objectStore('templates').delete([appId, gallery, r.subject, r.faceId]));
-        for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
-        const segments = tx.objectStore('segments');
         const ours = new Set(records.map((r) => r.faceId));
+        const subjects = tx.objectStore('subjects');
+        for (const subject of new Set(records.map((r) => r.subject))) {
+          if (!before.has(subject)) {
+            for (const name of ['images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
+            continue;
+          }
+          // a subject that was there keeps its record without the write's templates: the one put of an undo
+          const record = await subjects.get([appId, gallery, subject]);
+          const rest = record?.templates.filter((t) => !ours.has(t.faceId));
+          if (record && rest && rest.length < record.templates.length) enqueue(rest.length > 0 ? subjects.put({ ...record, templates: rest }) : subjects.delete([appId, gallery, subject]));
+        }
+        for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
+        const segments = tx.objectStore('int8Segments');
+        const writer = segmentWriter(tx, enqueue);
         for (const [modelId, first] of firstSeqs) {
           const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
           for (const segment of await segments.getAll(range)) {
             const rest = withoutRows(segment, ours);
-            enqueue(rest ? segments.put(rest) : segments.delete([appId, gallery, modelId, segment.seq]));
+            if (rest) writer.put(rest);
+            else writer.delete([appId, gallery, modelId, segment.seq]);
           }
         }
       },
@@ -746,19 +865,16 @@ export class GalleryStore {
   }
 
   /** Takes `removed`'s rows out of their segments, deleting segments left empty. */
-  private async removeRows(
-    segments: { get(key: SegmentKey): Promise<SegmentRecord | undefined>; put(value: SegmentRecord): Promise<SegmentKey>; delete(key: SegmentKey): Promise<void> },
-    appId: string,
-    gallery: string,
-    removed: readonly TemplateRecord[],
-    enqueue: Enqueue,
-  ): Promise<void> {
+  private async removeRows(tx: WriteTx, appId: string, gallery: string, removed: readonly Pick<TemplateRecord, 'faceId' | 'modelId' | 'segment'>[], enqueue: Enqueue): Promise<void> {
+    const segments = tx.objectStore('int8Segments');
+    const writer = segmentWriter(tx, enqueue);
     for (const group of groupBy(removed, (t) => JSON.stringify([t.modelId, t.segment])).values()) {
       const key: SegmentKey = [appId, gallery, group[0]!.modelId, group[0]!.segment];
       const segment = await segments.get(key);
       if (!segment) continue;
       const rest = withoutRows(segment, new Set(group.map((t) => t.faceId)));
-      enqueue(rest ? segments.put(rest) : segments.delete(key));
+      if (rest) writer.put(rest);
+      else writer.delete(key);
     }
   }
 

@@ -51,6 +51,35 @@ export function int8Available(): boolean {
   return int8Module() !== null;
 }
 
+/** int8 values per stored row of `dim` (padded for the v128 loads). */
+export function int8Stride(dim: number): number {
+  return Math.ceil(dim / ROW_ALIGN) * ROW_ALIGN;
+}
+
+/** Rows normalised and quantised exactly as Int8Rows.write does: what storage keeps (`int8Segments`). */
+export interface QuantisedRows {
+  /** n × int8Stride(dim), padding zeroed */
+  rows: Int8Array;
+  /** per row */
+  scales: Float32Array;
+  /** the largest ‖r − q·s‖ of the rows */
+  error: number;
+}
+
+/** `n` rows of `vectors` (n × dim, as enrolled) normalised and quantised. */
+export function quantiseRows(vectors: Float32Array, n: number, dim: number): QuantisedRows {
+  const stride = int8Stride(dim);
+  const rows = new Int8Array(n * stride);
+  const scales = new Float32Array(n);
+  let largest = 0;
+  for (let i = 0; i < n; i++) {
+    const { scale, error } = quantise(rows, i * stride, vectors, i * dim, dim, stride, 127);
+    scales[i] = scale;
+    largest = Math.max(largest, error);
+  }
+  return { rows, scales, error: largest };
+}
+
 /**
  * Writes `source[from, from + dim)` L2-normalised and quantised into `target` at `at`
  * (padding zeroed); returns the row's scale and its error ‖r − q·s‖.
@@ -91,7 +120,7 @@ export class Int8Rows {
   constructor(readonly dim: number, capacity: number) {
     const module = int8Module();
     if (!module) throw new Error('WebAssembly SIMD is not available here');
-    this.stride = Math.ceil(dim / ROW_ALIGN) * ROW_ALIGN;
+    this.stride = int8Stride(dim);
     this.queryLevels = Math.min(32767, Math.floor((2 ** 31 - 1) / ((this.stride / 4) * 256 * 127)));
     this.memory = new WebAssembly.Memory({ initial: 1 });
     this.scan = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports as unknown as ScanExports;
@@ -139,6 +168,14 @@ export class Int8Rows {
     const { scale, error } = quantise(rows, row * this.stride, source, from, this.dim, this.stride, 127);
     new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity)[row] = scale;
     this.largestError = Math.max(this.largestError, error);
+  }
+
+  /** Writes rows [row, row + count) as stored: `block`'s rows [from, from + count), already quantised (quantiseRows). */
+  copy(row: number, block: QuantisedRows, from: number, count = 1): void {
+    const rows = new Int8Array(this.memory.buffer, this.queryBytes, this.capacity * this.stride);
+    rows.set(block.rows.subarray(from * this.stride, (from + count) * this.stride), row * this.stride);
+    new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity).set(block.scales.subarray(from, from + count), row);
+    this.largestError = Math.max(this.largestError, block.error);
   }
 
   /** Row `from` copied over row `to` (removal moves the last row into the hole). */

@@ -7,7 +7,7 @@
 // (the scores are scratch), so adding is amortised O(dim) and removing is O(dim) too: the
 // last row moves into the hole, row order means nothing.
 import { EngineError } from '../errors.ts';
-import { dimensionMismatch, type IndexBlock } from './segments.ts';
+import { dimensionMismatch, type IndexBlock, type Int8Block } from './segments.ts';
 import type { IndexRow } from './schema.ts';
 import { FaceIdTable } from './face-id-table.ts';
 import { Int8Rows } from './int8-rows.ts';
@@ -98,6 +98,14 @@ export class EmbeddingMatrix {
     return matrix;
   }
 
+  /** An int8 matrix holding `blocks` as stored (`int8Segments`): their rows are copied, not quantised again. */
+  static fromInt8Blocks(blocks: readonly Int8Block[], options: Omit<MatrixOptions, 'precision'> = {}): EmbeddingMatrix {
+    const total = blocks.reduce((n, b) => n + b.faceIds.length, 0);
+    const matrix = new EmbeddingMatrix(blocks[0]?.dim ?? 0, { ...options, precision: 'int8', capacity: Math.max(MIN_CAPACITY, total) });
+    for (const block of blocks) matrix.addInt8Block(block);
+    return matrix;
+  }
+
   get dim(): number {
     return this.dimension;
   }
@@ -137,6 +145,30 @@ export class EmbeddingMatrix {
       const faceId = block.faceIds[i]!;
       if (this.has(faceId)) continue;
       this.append(faceId, block.subjects[i]!, block.timestamps[i]!, block.vectors, i * block.dim);
+      added++;
+    }
+    return added;
+  }
+
+  /** Adds an int8 block's rows as stored (skipping face ids already here); returns how many were added. */
+  addInt8Block(block: Int8Block): number {
+    this.fitDimension('stored', block.dim);
+    if (!this.int8) throw new Error('stored int8 rows go into an int8 matrix');
+    const n = block.faceIds.length;
+    this.ensureCapacity(this.count + n);
+    if (!block.faceIds.some((faceId) => this.has(faceId))) {
+      // the usual case (a reopen): the block's rows in one copy
+      this.int8.copy(this.count, block, 0, n);
+      for (let i = 0; i < n; i++) this.setColumns(this.count++, block.faceIds[i]!, block.subjects[i]!, block.timestamps[i]!);
+      return n;
+    }
+    let added = 0;
+    for (let i = 0; i < n; i++) {
+      const faceId = block.faceIds[i]!;
+      if (this.has(faceId)) continue;
+      const row = this.count++;
+      this.int8.copy(row, block, i);
+      this.setColumns(row, faceId, block.subjects[i]!, block.timestamps[i]!);
       added++;
     }
     return added;
@@ -322,6 +354,10 @@ export class EmbeddingMatrix {
     const row = this.count++;
     if (this.int8) this.int8.write(row, source, from);
     else writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
+    this.setColumns(row, faceId, subject, timestamp);
+  }
+
+  private setColumns(row: number, faceId: string, subject: string, timestamp: number): void {
     this.faceIds.set(row, faceId);
     this.rowSubject[row] = this.claimSubject(subject);
     this.timestamps[row] = timestamp;

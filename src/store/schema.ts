@@ -6,15 +6,17 @@
 // removing a gallery or a subject is one range delete, not a cursor walk.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import { z } from 'zod';
+import { int8Segment } from './segments.ts';
 
 /** Bump when stores, indexes or record layouts change, and add a step to upgrade() below. */
-export const DB_VERSION = 2;
+export const DB_VERSION = 4;
 
 /** IndexedDB database name when the engine's "storage name" option is not given. */
 export const DEFAULT_STORAGE_NAME = 'kairos-in-browser';
 
 // typed arrays over any buffer: embeddings may come from wasm memory (copied before storing)
 const float32Array = () => z.custom<Float32Array>((v) => v instanceof Float32Array, 'expected a Float32Array');
+const int8Array = () => z.custom<Int8Array>((v) => v instanceof Int8Array, 'expected an Int8Array');
 const float64Array = () => z.custom<Float64Array>((v) => v instanceof Float64Array, 'expected a Float64Array');
 
 export const AppIdSchema = z.string();
@@ -64,10 +66,30 @@ export type StoredTemplate = z.infer<typeof StoredTemplateSchema>;
 export const TemplateRecordSchema = StoredTemplateSchema.extend({ segment: z.number().int().nonnegative() });
 export type TemplateRecord = z.infer<typeof TemplateRecordSchema>;
 
-/** `subjects` value: a subject exists exactly while it has templates, a gallery while it has subjects. */
+/** A subject's key fields: a subject exists exactly while it has templates, a gallery while it has subjects. */
 export const SubjectRecordSchema = z.object({ appId: AppIdSchema, gallery: GalleryNameSchema, subject: SubjectIdSchema });
-/** `subjects` value: `lastSeen` (epoch ms) is kept only in galleries whose retention counts from it */
-export type SubjectRecord = z.infer<typeof SubjectRecordSchema> & { lastSeen?: number };
+
+/** A template inside its subject's record (version 4): the template record without the keys its subject holds. */
+export type SubjectTemplate = Omit<TemplateRecord, 'appId' | 'gallery' | 'subject'>;
+
+/**
+ * `subjects` value (version 4): the subject and ALL its templates, in face id order (the
+ * source of truth). One record per subject, not per template: Chromium's IndexedDB costs a
+ * fixed ~0.1–0.3 ms per record written whatever its size (docs/benchmarks.md), so a million
+ * templates of 200k subjects are 200k records. `lastSeen` (epoch ms) is kept only in
+ * galleries whose retention counts from it.
+ */
+export type SubjectRecord = z.infer<typeof SubjectRecordSchema> & { lastSeen?: number; templates: SubjectTemplate[] };
+
+/** A subject's template in the stored form the API hands out. */
+export function storedTemplate(subject: z.infer<typeof SubjectRecordSchema>, { segment: _segment, ...template }: SubjectTemplate): StoredTemplate {
+  return { appId: subject.appId, gallery: subject.gallery, subject: subject.subject, ...template };
+}
+
+/** A template record as its subject's record holds it. */
+export function subjectTemplate({ appId: _appId, gallery: _gallery, subject: _subject, ...template }: TemplateRecord): SubjectTemplate {
+  return template;
+}
 
 /** An enrolled photo as the store hands it out (readGallery). */
 export const ImageRecordSchema = SubjectRecordSchema.extend({ imageKey: z.string(), blob: z.instanceof(Blob) });
@@ -117,6 +139,22 @@ export const SegmentRecordSchema = z.object({
   vectors: float32Array(),
 });
 export type SegmentRecord = z.infer<typeof SegmentRecordSchema>;
+
+/**
+ * `int8Segments` value (version 3): a `segments` record's rows normalised and quantised to int8
+ * as the search index holds them (int8-rows.ts), under the same key, written in the same
+ * transaction. Reopening an int8 index reads these: a quarter of the float32 bytes, and no
+ * quantising (1M × 128-d: ~150 MB instead of ~600 MB).
+ */
+export const Int8SegmentRecordSchema = SegmentRecordSchema.omit({ vectors: true }).extend({
+  /** faceIds.length × int8Stride(dim) */
+  rows: int8Array(),
+  /** per row: its int8 values × scale = the normalised row */
+  scales: float32Array(),
+  /** the largest quantisation error ‖r − q·s‖ of the rows */
+  error: z.number().nonnegative(),
+});
+export type Int8SegmentRecord = z.infer<typeof Int8SegmentRecordSchema>;
 
 /** One template as the search index sees it (and as change notices carry it). */
 export const IndexRowSchema = z.object({
@@ -178,10 +216,10 @@ export type ImageKey = [appId: string, gallery: string, subject: string, imageKe
 export type SegmentKey = [appId: string, gallery: string, modelId: string, seq: number];
 
 export interface GalleryDB extends DBSchema {
-  templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
   subjects: { key: SubjectKey; value: SubjectRecord };
   images: { key: ImageKey; value: StoredImageRecord };
-  segments: { key: SegmentKey; value: SegmentRecord };
+  /** version 3: each segment's rows as int8 (version 4: the only segments; float32 embeddings live in `subjects`) */
+  int8Segments: { key: SegmentKey; value: Int8SegmentRecord };
   /** auto-increment keys: the order the changes were made */
   outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
   /** per gallery: its privacy options (requireConsent, retention) */
@@ -190,8 +228,15 @@ export interface GalleryDB extends DBSchema {
   audit: { key: number; value: AuditEvent; indexes: { bySubject: SubjectKey } };
 }
 
+/** Versions 1–3 kept one record per template; version 4 moves them into their subjects' records. */
+interface AnyVersionDB extends GalleryDB {
+  templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
+  segments: { key: SegmentKey; value: SegmentRecord };
+}
+type UpgradeTx = IDBPTransaction<AnyVersionDB, StoreNames<AnyVersionDB>[], 'versionchange'>;
+
 /** The stores keyed by [appId, gallery, …]: a gallery's data is one key range in each. */
-export const STORE_NAMES = ['templates', 'subjects', 'images', 'segments'] as const satisfies readonly StoreNames<GalleryDB>[];
+export const STORE_NAMES = ['subjects', 'images', 'int8Segments'] as const satisfies readonly StoreNames<GalleryDB>[];
 /** What a write's transaction covers: the gallery's stores and the sync's outbox. */
 export const WRITE_STORES = [...STORE_NAMES, 'outbox', 'audit'] as const satisfies readonly StoreNames<GalleryDB>[];
 
@@ -199,19 +244,25 @@ export const WRITE_STORES = [...STORE_NAMES, 'outbox', 'audit'] as const satisfi
  * Brings a database from `oldVersion` to DB_VERSION, one step per version, inside the
  * versionchange transaction (all steps commit together or not at all).
  */
-export function upgrade(
-  db: IDBPDatabase<GalleryDB>,
-  oldVersion: number,
-  // used by migrations that move data (see the 1 → 2 sketch below)
-  _tx: IDBPTransaction<GalleryDB, StoreNames<GalleryDB>[], 'versionchange'>,
-): void {
+export function upgrade(db: IDBPDatabase<GalleryDB>, oldVersion: number, currentTx: IDBPTransaction<GalleryDB, StoreNames<GalleryDB>[], 'versionchange'>): void {
+  // the steps see every store any version had
+  const anyDb = db as unknown as IDBPDatabase<AnyVersionDB>;
+  const tx = currentTx as unknown as UpgradeTx;
+  const failed = () => {
+    // a failed request aborts the upgrade by itself; anything else must too (nothing half-done)
+    try {
+      tx.abort();
+    } catch {
+      // already aborted
+    }
+  };
   if (oldVersion < 1) {
-    const templates = db.createObjectStore('templates', { keyPath: ['appId', 'gallery', 'subject', 'faceId'] });
+    const templates = anyDb.createObjectStore('templates', { keyPath: ['appId', 'gallery', 'subject', 'faceId'] });
     // sparse (templates without an image are not in it): is a photo still referenced?
     templates.createIndex('byImage', 'imageKey');
     db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
     db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
-    db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+    anyDb.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
   }
   if (oldVersion < 2) {
     // the sync's outbox lives here so a write and its queued change commit together (docs/sync.md);
@@ -222,11 +273,53 @@ export function upgrade(
     // sparse: gallery-wide events (no subject) are not in it
     db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
   }
-  // if (oldVersion < 3) {
-  //   Version 3 goes here, e.g. a new segment layout (say int8-quantised vectors): the
-  //   segments are derived data, so clear them and re-pack them from `templates` with
-  //   _tx.objectStore('segments').clear() and a cursor over _tx.objectStore('templates'),
-  //   fixing each template's `segment` as it goes. Never edit the steps above: a browser
-  //   still at version 0 runs all of them, in order.
-  // }
+  if (oldVersion < 3) {
+    // the int8 rows of every segment, so reopening reads a quarter of the bytes; derived from
+    // the segments inside this transaction (requests only: it stays open while they run)
+    db.createObjectStore('int8Segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+  }
+  if (oldVersion < 4) {
+    // templates into their subjects' records (one record per subject); the float32 embeddings
+    // stay there only, so the templates store and the float32 segments go
+    const dropped = () => {
+      anyDb.deleteObjectStore('templates');
+      anyDb.deleteObjectStore('segments');
+    };
+    if (oldVersion >= 1) {
+      const filled = oldVersion < 3 ? fillInt8Segments(tx) : Promise.resolve();
+      Promise.all([filled, moveTemplatesIntoSubjects(tx)]).then(dropped, failed);
+    } else {
+      dropped();
+    }
+  }
+  // Never edit the steps above: a browser still at version 0 runs all of them, in order.
+}
+
+/** Version 3's data step: an int8 segment for every stored segment, one cursor step at a time. */
+async function fillInt8Segments(tx: UpgradeTx): Promise<void> {
+  const target = tx.objectStore('int8Segments');
+  for (let cursor = await tx.objectStore('segments').openCursor(); cursor; cursor = await cursor.continue()) {
+    void target.put(int8Segment(cursor.value));
+  }
+}
+
+/** Version 4's data step: each subject's template records, in key order, into its subject record. */
+async function moveTemplatesIntoSubjects(tx: UpgradeTx): Promise<void> {
+  const subjects = tx.objectStore('subjects');
+  let group: TemplateRecord[] = [];
+  const flush = async () => {
+    const first = group[0];
+    if (!first) return;
+    const templates = group.map(subjectTemplate);
+    group = [];
+    const record = await subjects.get([first.appId, first.gallery, first.subject]);
+    void subjects.put({ ...(record ?? { appId: first.appId, gallery: first.gallery, subject: first.subject }), templates });
+  };
+  for (let cursor = await tx.objectStore('templates').openCursor(); cursor; cursor = await cursor.continue()) {
+    const t = cursor.value;
+    const first = group[0];
+    if (first && (first.appId !== t.appId || first.gallery !== t.gallery || first.subject !== t.subject)) await flush();
+    group.push(t);
+  }
+  await flush();
 }

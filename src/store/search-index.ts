@@ -11,11 +11,10 @@
 // instead, and a read that finishes under a newer generation is discarded and done again.
 import { EngineError } from '../errors.ts';
 import { readNotice, type StoreChange } from './changes.ts';
-import type { GalleryStore } from './gallery-store.ts';
+import type { GalleryStore, IndexBlocks } from './gallery-store.ts';
 import { int8Available } from './int8-rows.ts';
 import type { KernelChoice } from './kernel.ts';
 import { EmbeddingMatrix, type MatrixOptions, type SubjectMatch, type TemplateMatch } from './matrix.ts';
-import type { IndexBlock } from './segments.ts';
 
 export interface IndexTarget {
   appId: string;
@@ -192,9 +191,10 @@ export class GallerySearchIndex {
     for (let read = 0; read < MAX_REREADS; read++) {
       const generation = entry.generation;
       entry.pending = [];
-      let blocks: IndexBlock[];
+      let read: IndexBlocks;
       try {
-        blocks = await this.store.galleryEmbeddings(target.appId, target.gallery, target.modelId);
+        const int8FromRows = this.precision === 'float32' ? Infinity : this.precision === 'int8' ? 0 : INT8_FROM_ROWS;
+        read = await this.store.galleryEmbeddings(target.appId, target.gallery, target.modelId, int8FromRows);
       } catch (error) {
         entry.pending = undefined;
         throw error;
@@ -202,8 +202,10 @@ export class GallerySearchIndex {
       const pending = entry.pending ?? [];
       entry.pending = undefined;
       if (entry.generation !== generation) continue;
-      const rows = blocks.reduce((n, b) => n + b.faceIds.length, 0);
-      const matrix = EmbeddingMatrix.fromBlocks(blocks, { kernel: this.kernel, precision: this.precision ?? (rows >= INT8_FROM_ROWS ? 'int8' : 'float32') });
+      const matrix =
+        read.precision === 'int8'
+          ? EmbeddingMatrix.fromInt8Blocks(read.blocks, { kernel: this.kernel })
+          : EmbeddingMatrix.fromBlocks(read.blocks, { kernel: this.kernel, precision: 'float32' });
       for (const faceId of entry.removed) if (matrix.remove(faceId)) this.counters.rowsRemoved++;
       if (!pending.every((change) => this.applyTo(entry, matrix, target.modelId, change))) continue;
       this.counters.builds++;

@@ -3,7 +3,8 @@
 // go into the highest one until it is full. Removal compacts a segment in place, so after
 // deletes some segments are part-full; that costs a few bytes, never correctness.
 import { EngineError } from '../errors.ts';
-import type { IndexRow, SegmentRecord } from './schema.ts';
+import { int8Stride, quantiseRows } from './int8-rows.ts';
+import type { IndexRow, Int8SegmentRecord, SegmentRecord } from './schema.ts';
 
 /**
  * Rows per segment: an enroll rewrites its gallery's last segment (512 × 128-d ≈ 260 kB),
@@ -11,8 +12,15 @@ import type { IndexRow, SegmentRecord } from './schema.ts';
  */
 export const DEFAULT_SEGMENT_ROWS = 512;
 
-/** Rows column-wise, as a segment holds them: what the search index is built from. */
+/** Rows column-wise, as a segment holds them: what a float32 search index is built from. */
 export type IndexBlock = Pick<SegmentRecord, 'dim' | 'faceIds' | 'subjects' | 'timestamps' | 'vectors'>;
+/** Rows column-wise as int8 (an `int8Segments` record): what an int8 search index is built from. */
+export type Int8Block = Pick<Int8SegmentRecord, 'dim' | 'faceIds' | 'subjects' | 'timestamps' | 'rows' | 'scales' | 'error'>;
+
+/** A segment's rows as its `int8Segments` record (same key). */
+export function int8Segment({ vectors, ...segment }: SegmentRecord): Int8SegmentRecord {
+  return { ...segment, ...quantiseRows(vectors, segment.faceIds.length, segment.dim) };
+}
 
 export interface SegmentOwner {
   appId: string;
@@ -27,28 +35,33 @@ export function dimensionMismatch(modelId: string, expected: number, got: number
   );
 }
 
-function emptySegment(owner: SegmentOwner, seq: number, dim: number): SegmentRecord {
-  return { ...owner, seq, dim, faceIds: [], subjects: [], timestamps: new Float64Array(0), vectors: new Float32Array(0) };
+function emptySegment(owner: SegmentOwner, seq: number, dim: number): Int8SegmentRecord {
+  return { ...owner, seq, dim, faceIds: [], subjects: [], timestamps: new Float64Array(0), rows: new Int8Array(0), scales: new Float32Array(0), error: 0 };
 }
 
-/** `segment` with rows[from, to) appended (a new record; the input is not modified). */
-function extended(segment: SegmentRecord, rows: readonly IndexRow[], from: number, to: number): SegmentRecord {
+/** `segment` with rows[from, to) appended, quantised (a new record; the input is not modified). */
+function extended(segment: Int8SegmentRecord, rows: readonly IndexRow[], from: number, to: number): Int8SegmentRecord {
   const have = segment.faceIds.length;
   const { dim } = segment;
+  const vectors = new Float32Array((to - from) * dim);
+  for (let i = from; i < to; i++) vectors.set(rows[i]!.embedding, (i - from) * dim);
+  const added = quantiseRows(vectors, to - from, dim);
   const timestamps = new Float64Array(have + to - from);
-  const vectors = new Float32Array((have + to - from) * dim);
   timestamps.set(segment.timestamps);
-  vectors.set(segment.vectors);
+  const quantised = new Int8Array(segment.rows.length + added.rows.length);
+  quantised.set(segment.rows);
+  quantised.set(added.rows, segment.rows.length);
+  const scales = new Float32Array(have + to - from);
+  scales.set(segment.scales);
+  scales.set(added.scales, have);
   const faceIds = segment.faceIds.slice();
   const subjects = segment.subjects.slice();
   for (let i = from, at = have; i < to; i++, at++) {
-    const row = rows[i]!;
-    faceIds.push(row.faceId);
-    subjects.push(row.subject);
-    timestamps[at] = row.enrollmentTimestamp;
-    vectors.set(row.embedding, at * dim);
+    faceIds.push(rows[i]!.faceId);
+    subjects.push(rows[i]!.subject);
+    timestamps[at] = rows[i]!.enrollmentTimestamp;
   }
-  return { ...segment, faceIds, subjects, timestamps, vectors };
+  return { ...segment, faceIds, subjects, timestamps, rows: quantised, scales, error: Math.max(segment.error, added.error) };
 }
 
 /**
@@ -58,18 +71,18 @@ function extended(segment: SegmentRecord, rows: readonly IndexRow[], from: numbe
  * differs from each other's or from what the gallery already holds for this model.
  */
 export function appendRows(
-  last: SegmentRecord | undefined,
+  last: Int8SegmentRecord | undefined,
   owner: SegmentOwner,
   rows: readonly IndexRow[],
   capacity: number,
   /** open a new segment after `last` even if it has room (a bulk import's first chunk: undone by deleting whole segments) */
   fresh = false,
-): { segments: SegmentRecord[]; seqs: number[] } {
+): { segments: Int8SegmentRecord[]; seqs: number[] } {
   if (rows.length === 0) return { segments: [], seqs: [] };
   const dim = last?.dim ?? rows[0]!.embedding.length;
   for (const row of rows) if (row.embedding.length !== dim) throw dimensionMismatch(owner.modelId, dim, row.embedding.length);
 
-  const segments: SegmentRecord[] = [];
+  const segments: Int8SegmentRecord[] = [];
   const seqs: number[] = [];
   let current = last && !fresh && last.faceIds.length < capacity ? last : emptySegment(owner, last ? last.seq + 1 : 0, dim);
   for (let from = 0; from < rows.length; ) {
@@ -83,25 +96,31 @@ export function appendRows(
   return { segments, seqs };
 }
 
-/** `segment` without the rows of `faceIds` (a new record), or undefined if none remain. */
-export function withoutRows(segment: SegmentRecord, faceIds: ReadonlySet<string>): SegmentRecord | undefined {
+/**
+ * `segment` without the rows of `faceIds` (a new record), or undefined if none remain. Its
+ * `error` stays what it was: still a bound of the rows left, as the in-memory matrix's is.
+ */
+export function withoutRows(segment: Int8SegmentRecord, faceIds: ReadonlySet<string>): Int8SegmentRecord | undefined {
   const keep: number[] = [];
   segment.faceIds.forEach((id, i) => {
     if (!faceIds.has(id)) keep.push(i);
   });
   if (keep.length === 0) return undefined;
-  const { dim } = segment;
+  const stride = int8Stride(segment.dim);
   const timestamps = new Float64Array(keep.length);
-  const vectors = new Float32Array(keep.length * dim);
+  const rows = new Int8Array(keep.length * stride);
+  const scales = new Float32Array(keep.length);
   keep.forEach((i, at) => {
     timestamps[at] = segment.timestamps[i]!;
-    vectors.set(segment.vectors.subarray(i * dim, (i + 1) * dim), at * dim);
+    rows.set(segment.rows.subarray(i * stride, (i + 1) * stride), at * stride);
+    scales[at] = segment.scales[i]!;
   });
   return {
     ...segment,
     faceIds: keep.map((i) => segment.faceIds[i]!),
     subjects: keep.map((i) => segment.subjects[i]!),
     timestamps,
-    vectors,
+    rows,
+    scales,
   };
 }

@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/errors.ts';
 import { GallerySearchIndex, GalleryStore, type GalleryStoreOptions, type NewTemplate, type StoredTemplate } from '../../src/store/index.ts';
 import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
-import { DB_VERSION, type GalleryDB } from '../../src/store/schema.ts';
+import { DB_VERSION, type GalleryDB, type TemplateRecord } from '../../src/store/schema.ts';
+import { int8Segment } from '../../src/store/segments.ts';
+import { quantiseRows } from '../../src/store/int8-rows.ts';
 
 // ---------------------------------------------------------------- helpers
 
@@ -80,40 +82,47 @@ function raw(name: string): Promise<IDBPDatabase<GalleryDB>> {
   return openDB<GalleryDB>(name);
 }
 
+/** Templates as their subjects' records hold them (version 4), in key order. */
+async function storedTemplates(db: IDBPDatabase<GalleryDB>): Promise<TemplateRecord[]> {
+  return (await db.getAll('subjects')).flatMap(({ appId, gallery, subject, templates }) => templates.map((t) => ({ appId, gallery, subject, ...t })));
+}
+
 async function counts(name: string): Promise<Record<'templates' | 'subjects' | 'images' | 'segments', number>> {
   const db = await raw(name);
   try {
-    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
-    const [templates, subjects, images, segments] = await Promise.all(
-      (['templates', 'subjects', 'images', 'segments'] as const).map((s) => tx.objectStore(s).count()),
-    );
-    return { templates: templates!, subjects: subjects!, images: images!, segments: segments! };
+    const tx = db.transaction(['subjects', 'images', 'int8Segments']);
+    const [subjects, images, segments] = await Promise.all((['subjects', 'images', 'int8Segments'] as const).map((s) => tx.objectStore(s).count()));
+    return { templates: (await storedTemplates(db)).length, subjects: subjects!, images: images!, segments: segments! };
   } finally {
     db.close();
   }
 }
 
-/** The packed segments hold exactly the templates, each where its record says, with its vector. */
+/** The packed segments hold exactly the templates, each where its record says, with its row quantised from its embedding. */
 async function expectConsistent(name: string): Promise<void> {
   const db = await raw(name);
   try {
-    const templates = await db.getAll('templates');
-    const segments = await db.getAll('segments');
-    const rows = new Map<string, { seq: number; key: string; vector: number[]; subject: string }>();
+    const templates = await storedTemplates(db);
+    const segments = await db.getAll('int8Segments');
+    const rows = new Map<string, { seq: number; key: string; row: number[]; scale: number; subject: string }>();
     for (const s of segments) {
       expect(s.faceIds.length).toBeGreaterThan(0);
+      const stride = s.rows.length / s.faceIds.length;
       s.faceIds.forEach((id, i) => {
         expect(rows.has(id)).toBe(false);
-        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), vector: Array.from(s.vectors.subarray(i * s.dim, (i + 1) * s.dim)), subject: s.subjects[i]! });
+        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, subject: s.subjects[i]! });
       });
     }
     expect(rows.size).toBe(templates.length);
     for (const t of templates) {
-      const row = rows.get(t.faceId);
-      expect(row).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), vector: Array.from(t.embedding), subject: t.subject });
+      const own = quantiseRows(t.embedding, 1, t.embedding.length);
+      expect(rows.get(t.faceId)).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), row: Array.from(own.rows), scale: own.scales[0], subject: t.subject });
     }
-    const subjects = new Set((await db.getAllKeys('subjects')).map((k) => JSON.stringify(k)));
-    expect(subjects).toEqual(new Set(templates.map((t) => JSON.stringify([t.appId, t.gallery, t.subject]))));
+    // a subject record exists exactly while it has templates, and holds them in face id order
+    for (const record of await db.getAll('subjects')) {
+      expect(record.templates.length).toBeGreaterThan(0);
+      expect(record.templates.map((t) => t.faceId)).toEqual(record.templates.map((t) => t.faceId).sort());
+    }
   } finally {
     db.close();
   }
@@ -307,7 +316,7 @@ describe('transactions', () => {
     expect(listed).toHaveLength(61);
     expect(new Set(listed.map((t) => t.faceId)).size).toBe(61);
     await expectConsistent(store.name);
-    const blocks = await store.galleryEmbeddings('app', 'g', 'm');
+    const { blocks } = await store.galleryEmbeddings('app', 'g', 'm');
     expect(blocks.reduce((n, b) => n + b.faceIds.length, 0)).toBe(61);
   });
 });
@@ -328,6 +337,30 @@ describe('persistence and partitioning', () => {
     const [best] = await indexOf(again).search({ appId: 'app', gallery: 'g', modelId: 'm' }, query, 1);
     expect(best).toMatchObject({ faceId: enrolled[2]!.faceId, subject: 's', enrollmentTimestamp: enrolled[2]!.enrollmentTimestamp });
     expect(best!.similarity).toBeCloseTo(1, 5);
+  });
+
+  it('a bulk import merges into existing subjects chunk by chunk; a removal is final after a reload (int8 index too)', async () => {
+    const store = await openStore({ segmentRows: 4, chunkLimits: { rows: 10, bytes: 64e6 } });
+    const first = await store.importTemplates('app', 'g', Array.from({ length: 20 }, (_, i) => ({ subject: `a${i}`, template: template() })));
+    // 40 more over the same 20 subjects (and 20 new ones), in 4 transactions: each finds its existing subjects
+    const more = await store.importTemplates('app', 'g', Array.from({ length: 40 }, (_, i) => ({ subject: i % 2 ? `a${i >> 1}` : `b${i >> 1}`, template: template() })));
+    expect(await store.listTemplates('app', 'g', 'a3')).toHaveLength(2);
+    expect((await store.listSubjects('app', 'g')).length).toBe(40);
+    await expectConsistent(store.name);
+    const gone = [first[3]!, more[1]!]; // a3's first template; a0's second
+    await store.removeSubject('app', 'g', 'a3', gone[0]);
+    await store.removeSubject('app', 'g', 'a0', gone[1]);
+    store.close();
+
+    const again = await openStore({ name: store.name });
+    expect((await again.listTemplates('app', 'g', 'a3')).map((t) => t.faceId)).toEqual([more[7]!]);
+    expect((await again.presentTemplates('app', 'g', [{ subject: 'a3', faceId: gone[0]! }, { subject: 'a0', faceId: gone[1]! }, { subject: 'a0', faceId: first[0]! }])).size).toBe(1);
+    for (const precision of ['int8', 'float32'] as const) {
+      const matrix = await new GallerySearchIndex(again, { precision, crossTab: false }).matrix({ appId: 'app', gallery: 'g', modelId: 'm' });
+      expect(matrix.size).toBe(58);
+      expect(gone.some((id) => matrix.has(id))).toBe(false);
+    }
+    await expectConsistent(store.name);
   });
 
   it('one app_id can never list, read, match against or delete another’s galleries', async () => {
@@ -392,11 +425,10 @@ describe('persistence and partitioning', () => {
 
     const db = await raw(store.name);
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'options', 'outbox', 'segments', 'subjects', 'templates']);
-    const tx = db.transaction(['templates', 'subjects', 'images', 'segments']);
-    expect(tx.objectStore('templates').keyPath).toEqual(['appId', 'gallery', 'subject', 'faceId']);
-    expect(tx.objectStore('segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
-    expect([...tx.objectStore('templates').indexNames]).toEqual(['byImage']);
+    expect([...db.objectStoreNames].sort()).toEqual(['audit', 'images', 'int8Segments', 'options', 'outbox', 'subjects']);
+    const tx = db.transaction(['subjects', 'images', 'int8Segments']);
+    expect(tx.objectStore('subjects').keyPath).toEqual(['appId', 'gallery', 'subject']);
+    expect(tx.objectStore('int8Segments').keyPath).toEqual(['appId', 'gallery', 'modelId', 'seq']);
     db.close();
 
     // "another tab" with version 2 of the app: our open connection must not block it
@@ -408,6 +440,71 @@ describe('persistence and partitioning', () => {
       code: 3001,
       message: 'the stored galleries were upgraded by a newer version of this app; reload the page',
     });
+  });
+});
+
+
+describe('upgrades', () => {
+  it('a version 2 database: its segments become int8 (version 3) and its templates move into their subjects, the float32 embeddings kept there only (version 4): nothing lost, searches alike', async () => {
+    const name = dbName();
+    const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
+    const rows = Array.from({ length: 7 }, (_, i) => ({ faceId: `face-${i}`, subject: `s${i % 3}`, modelId: 'm', enrollmentTimestamp: 1000 + i, embedding: embedding() }));
+    // version 2's float32 segments of 3 rows
+    const seqs = rows.map((_, i) => Math.floor(i / 3));
+    const segments = [0, 1, 2].map((seq) => {
+      const part = rows.slice(seq * 3, seq * 3 + 3);
+      const vectors = new Float32Array(part.length * 8);
+      part.forEach((r, i) => vectors.set(r.embedding, i * 8));
+      return { ...owner, seq, dim: 8, faceIds: part.map((r) => r.faceId), subjects: part.map((r) => r.subject), timestamps: Float64Array.from(part, (r) => r.enrollmentTimestamp), vectors };
+    });
+    // version 2 exactly as shipped (schema.ts steps 1 and 2), written by hand
+    const v2 = await openDB(name, 2, {
+      upgrade(db) {
+        db.createObjectStore('templates', { keyPath: ['appId', 'gallery', 'subject', 'faceId'] }).createIndex('byImage', 'imageKey');
+        db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
+        db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
+        db.createObjectStore('segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+        db.createObjectStore('outbox', { autoIncrement: true }).createIndex('byTemplate', 'template');
+        db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
+        db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
+      },
+    });
+    const tx = v2.transaction(['templates', 'subjects', 'segments'], 'readwrite');
+    const written: TemplateRecord[] = rows.map(({ embedding: vector, enrollmentTimestamp, faceId, subject }, i) => ({
+      ...template('m', 8, vector),
+      appId: owner.appId,
+      gallery: owner.gallery,
+      faceId,
+      subject,
+      enrollmentTimestamp: String(enrollmentTimestamp),
+      segment: seqs[i]!,
+    }));
+    for (const record of written) {
+      void tx.objectStore('templates').put(record);
+      void tx.objectStore('subjects').put({ ...owner, subject: record.subject, ...(record.subject === 's2' ? { lastSeen: 5 } : {}) });
+    }
+    for (const segment of segments) void tx.objectStore('segments').put(segment);
+    await tx.done;
+    v2.close();
+
+    const store = await GalleryStore.open({ name });
+    opened.push(store);
+    await expectConsistent(name);
+    const db = await raw(name);
+    expect([...db.objectStoreNames]).not.toContain('templates');
+    expect([...db.objectStoreNames]).not.toContain('segments');
+    expect(await db.getAll('int8Segments')).toEqual(segments.map(int8Segment));
+    const key = (t: TemplateRecord) => `${t.subject}/${t.faceId}`;
+    expect((await storedTemplates(db)).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(written.sort((a, b) => key(a).localeCompare(key(b))));
+    expect((await db.get('subjects', ['app', 'g', 's2']))?.lastSeen).toBe(5);
+    db.close();
+    expect(await store.listTemplates('app', 'g', 's1')).toEqual([{ faceId: 'face-1', enrollmentTimestamp: '1001' }, { faceId: 'face-4', enrollmentTimestamp: '1004' }]);
+    const compact = new GallerySearchIndex(store, { precision: 'int8' });
+    const exact = new GallerySearchIndex(store, { precision: 'float32' });
+    opened.push(compact, exact);
+    const query = embedding();
+    expect((await compact.matrix(owner)).compact).toBe(true);
+    expect(await compact.searchSubjects(owner, query, 3)).toEqual(await exact.searchSubjects(owner, query, 3));
   });
 });
 

@@ -8,7 +8,8 @@ import { newFaceId } from '../../src/store/face-id.ts';
 import { SIMD_MODULE_BYTES, createKernel, type KernelKind } from '../../src/store/kernel.ts';
 import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import { TopK, bestPerGroup, topK } from '../../src/store/rank.ts';
-import type { IndexRow, SegmentRecord } from '../../src/store/schema.ts';
+import { quantiseRows } from '../../src/store/int8-rows.ts';
+import type { IndexRow, Int8SegmentRecord } from '../../src/store/schema.ts';
 import { appendRows, withoutRows } from '../../src/store/segments.ts';
 import { seededRandom as rng } from './helpers/seeded-random.ts';
 
@@ -193,12 +194,14 @@ describe.each(['wasm-simd', 'js'] as const)('EmbeddingMatrix (%s kernel)', (kern
     expect(new EmbeddingMatrix().searchTemplates(new Float32Array(7), 3)).toEqual([]);
   });
 
-  it('fromBlocks reads packed segments; memory() accounts for the matrix, columns and ids', () => {
+  it('fromBlocks reads float32 blocks; memory() accounts for the matrix, columns and ids', () => {
     const random = rng(5);
     const dim = 128;
     const live = rows(random, 1000, dim, 100);
-    const { segments } = appendRows(undefined, { appId: 'a', gallery: 'g', modelId: 'm' }, live, 300);
-    const matrix = EmbeddingMatrix.fromBlocks(segments, { kernel });
+    const vectors = new Float32Array(1000 * dim);
+    live.forEach((r, i) => vectors.set(r.embedding, i * dim));
+    const block = { dim, faceIds: live.map((r) => r.faceId), subjects: live.map((r) => r.subject), timestamps: Float64Array.from(live, (r) => r.enrollmentTimestamp), vectors };
+    const matrix = EmbeddingMatrix.fromBlocks([block], { kernel });
     expect(matrix.size).toBe(1000);
     const query = vector(random, dim);
     expect(matrix.searchTemplates(query, 5).map((m) => m.faceId)).toEqual(bruteForce(live, query).slice(0, 5).map((e) => e.faceId));
@@ -221,7 +224,7 @@ describe('segments', () => {
     const ys = rows(random, 2, 4, 3, 'y');
     const next = appendRows(last, owner, ys, 3);
     expect(next.segments.map((s) => [s.seq, s.faceIds])).toEqual([[1, ['x3', 'x4', 'y0']], [2, ['y1']]]);
-    expect(next.segments[0]!.vectors.subarray(8, 12)).toEqual(ys[0]!.embedding);
+    expect(next.segments[0]!.rows.subarray(2 * 16, 3 * 16)).toEqual(quantiseRows(ys[0]!.embedding, 1, 4).rows);
     expect(last.faceIds).toEqual(['x3', 'x4']); // inputs are not modified
   });
 
@@ -229,17 +232,18 @@ describe('segments', () => {
     const random = rng(7);
     const input = rows(random, 7, 5, 2);
     const { segments } = appendRows(undefined, owner, input, 4);
-    const all = segments.flatMap((s) => s.faceIds.map((id, i) => ({ id, subject: s.subjects[i], t: s.timestamps[i], v: Array.from(s.vectors.subarray(i * 5, i * 5 + 5)) })));
-    expect(all).toEqual(input.map((r) => ({ id: r.faceId, subject: r.subject, t: r.enrollmentTimestamp, v: Array.from(r.embedding) })));
+    const all = segments.flatMap((s) => s.faceIds.map((id, i) => ({ id, subject: s.subjects[i], t: s.timestamps[i], v: Array.from(s.rows.subarray(i * 16, i * 16 + 16)), scale: s.scales[i] })));
+    expect(all).toEqual(input.map((r) => ({ id: r.faceId, subject: r.subject, t: r.enrollmentTimestamp, v: Array.from(quantiseRows(r.embedding, 1, 5).rows), scale: quantiseRows(r.embedding, 1, 5).scales[0] })));
     expect(() => appendRows(segments[1], owner, rows(random, 1, 6, 1), 4)).toThrow(/5 dimensions; this one has 6/);
   });
 
   it('withoutRows compacts, and yields undefined when nothing is left', () => {
     const random = rng(8);
-    const [segment] = appendRows(undefined, owner, rows(random, 4, 2, 2), 10).segments as [SegmentRecord];
+    const [segment] = appendRows(undefined, owner, rows(random, 4, 2, 2), 10).segments as [Int8SegmentRecord];
     const rest = withoutRows(segment, new Set(['f1', 'f3']))!;
     expect(rest.faceIds).toEqual(['f0', 'f2']);
-    expect(Array.from(rest.vectors)).toEqual([...segment.vectors.subarray(0, 2), ...segment.vectors.subarray(4, 6)]);
+    expect(Array.from(rest.rows)).toEqual([...segment.rows.subarray(0, 16), ...segment.rows.subarray(32, 48)]);
+    expect(Array.from(rest.scales)).toEqual([segment.scales[0], segment.scales[2]]);
     expect(Array.from(rest.timestamps)).toEqual([segment.timestamps[0], segment.timestamps[2]]);
     expect(withoutRows(segment, new Set(segment.faceIds))).toBeUndefined();
   });

@@ -57,7 +57,7 @@ function render(results: SizeResult[], options: { dim: number; perSubject: numbe
     '- recognize = `searchSubjects` (best template per subject, top 10) on one thread: the search is one WebAssembly SIMD loop on the thread that holds the index (the engine\'s index worker); ' +
       'there is no two-thread search to measure. int8 = the engine\'s index: int8 scan, then its candidates (mean count in brackets) scored exactly from IndexedDB; ' +
       'of which scan = the int8 scan and candidate list alone; worker = the same through the engine\'s search index worker (RemoteSearchIndex, messages included); float32 = exact rows in memory (SIMD, JS), up to 100k',
-    '- enroll = `addTemplates` of one template into the full gallery; reopen = after a page reload: `GalleryStore.open` + the first `searchSubjects` (reads every segment, builds the int8 matrix), median of the reloads',
+    '- enroll = `addTemplates` of one template into the full gallery; reopen = after a page reload: `GalleryStore.open` + the first `searchSubjects` (reads every int8 segment and copies its rows into the matrix), median of the reloads',
     '- memory: index = int8 rows + columns + face id table (exact) + subject names (estimated); measured = `performance.measureUserAgentSpecificMemory()` (page + workers) after the build minus before',
     '',
     '| templates | insert s | stored B/template | reopen ms | recognize p50 / p95 ms, int8 (candidates) | scan | worker | float32 SIMD | float32 JS | templates p50 ms | enroll p50 ms | index MB | measured MB |',
