@@ -62,6 +62,19 @@ it('a bootstrap killed part-way resumes where it stopped and ends with exactly t
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(await second.call<string[]>('templateIds', 'team')).toEqual([...pushed].sort());
+
+    // every page again (its import finds its ids here and falls back to looking them up):
+    // nothing twice, and nothing sent back (the pulled ids are known to be the service's)
+    let pushes = 0;
+    second.page.on('request', (request) => void (request.url().includes('/v1/push') && pushes++));
+    await second.call('rewindPull', { url: service.url, appId: APP.id, appKey: APP.key });
+    const rewound = Date.now();
+    while (Number((await second.call<SyncStatus>('status')).cursor) < last || (await second.call<SyncStatus>('status')).state !== 'idle') {
+      if (Date.now() - rewound > 90_000) throw new Error('the rewound pull did not reach the last change within 90 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await second.call<string[]>('templateIds', 'team')).toEqual([...pushed].sort());
+    expect(pushes).toBe(0);
   } finally {
     await context.close();
   }
