@@ -15,7 +15,7 @@ import { outboxRecord, type LocalChange, type Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
 import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
 import { retryDelay, streamRetryDelay } from './retry.ts';
-import type { StatusFeed } from './status.ts';
+import type { StatusFeed, SyncProgress } from './status.ts';
 
 export interface ReplicatorDeps {
   options: SyncOptions;
@@ -124,6 +124,7 @@ export class Replicator {
           this.reconciled = true;
         }
         await this.shareRetention();
+        this.progress({ phase: 'pushing' });
         const pushHeld = await this.pushAll();
         const pullHeld = await this.pullAll();
         // reported after both: one gallery's trouble does not stop the others
@@ -134,16 +135,22 @@ export class Replicator {
         await outbox.setLastSyncedAt(now);
         this.failures = 0;
         this.reopenStream?.();
+        this.progress({ phase: 'idle' });
         status.update({ state: 'idle', error: null, lastSyncedAt: now, pending: await outbox.count(), galleries: this.galleries() });
       } catch (error) {
         if (this.closed) return;
         const failure = toSyncFailure(error);
         this.failures++;
+        this.progress({ phase: 'idle' });
         status.update({ state: failure.code === 'OFFLINE' ? 'offline' : 'error', error: failure, pending: await outbox.count().catch(() => status.get().pending), galleries: this.galleries() });
         this.retry = setTimeout(() => this.kick(), retryDelay(this.failures, failure.code === 'OFFLINE'));
         return;
       }
     } while (this.again && !this.closed);
+  }
+
+  private progress(patch: Partial<SyncProgress>): void {
+    this.deps.status.update({ progress: { ...this.deps.status.get().progress, ...patch } });
   }
 
   private galleries(): { gallery: string; encrypted: boolean }[] {
@@ -256,6 +263,8 @@ export class Replicator {
     }
     let cursor = await outbox.cursor();
     let next: ReturnType<typeof client.pull> | undefined;
+    let pulled = 0;
+    this.progress({ phase: 'pulling', pulled, total: null });
     for (;;) {
       let page;
       try {
@@ -266,6 +275,7 @@ export class Replicator {
         // the service lost its log (restored from a backup): everything it has is pulled again; ids keep it idempotent
         status.warn(error.failure);
         cursor = '0';
+        pulled = 0;
         await outbox.setCursor(cursor);
         await outbox.setHeld({});
         continue;
@@ -281,7 +291,8 @@ export class Replicator {
       if (applied.held.size > 0) await outbox.setHeld(held);
       cursor = page.cursor;
       await outbox.setCursor(cursor);
-      status.update({ cursor });
+      pulled += page.changes.length;
+      status.update({ cursor, progress: { phase: 'pulling', pulled, total: page.remaining === undefined ? null : pulled + page.remaining } });
       if (!page.more) return failure;
     }
   }

@@ -97,7 +97,7 @@ export async function runBootstrap(templates: number, write: boolean): Promise<v
         '|--:|--:|--:|--|',
         `| ${s(result.createMs)} | ${s(result.pulledMs)} | ${s(result.recognizedMs)} | ≤ ${TARGET_S} s: ${seconds <= TARGET_S ? 'met' : 'missed'} |`,
         '',
-        `Progress (syncStatus().cursor of ${lastSeq}): ${result.progress.filter((_, i) => i % 5 === 0).map((p) => `${s(p.ms)} s ${p.cursor}`).join(', ')}.`,
+        `Progress (syncStatus().progress, pulled / total): ${result.progress.filter((_, i) => i % 5 === 0).map((p) => `${s(p.ms)} s ${p.pulled} / ${p.total ?? 'unknown'}`).join(', ')}.`,
       ].join('\n');
       console.log(text);
       if (write) writeIntoDoc(text);
