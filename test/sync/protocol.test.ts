@@ -169,6 +169,22 @@ describe('push and pull', () => {
     expect(pages).toBeGreaterThanOrEqual(3);
     expect(remaining).toEqual([4, 1, 0]);
   });
+
+  it('a big pull page is gzip-compressed when the client takes it, the same JSON either way', async () => {
+    const gallery = `z-${randomUUID()}`;
+    await push(one, A, Array.from({ length: 40 }, (_, i) => enroll(gallery, `s${i}`)));
+    const page = async (encoding: string) => {
+      const response = await fetch(`${one.url}/v1/pull?galleries=${gallery}`, { headers: { ...headers(A.id, A.key), 'accept-encoding': encoding } });
+      return { encoding: response.headers.get('content-encoding'), body: PullResponseSchema.parse(await response.json()) };
+    };
+    const zipped = await page('gzip, deflate');
+    const plain = await page('identity');
+    expect(zipped.encoding).toBe('gzip');
+    expect(plain.encoding).toBeNull();
+    expect((await page('gzip;q=0')).encoding).toBeNull();
+    expect(zipped.body).toEqual(plain.body);
+    expect(plain.body.changes).toHaveLength(40);
+  });
 });
 
 describe('isolation and bad requests', () => {
