@@ -14,8 +14,12 @@ import type { GalleryKeys } from './gallery-keys.ts';
 import { outboxRecord, type LocalChange, type Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
 import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
+import { prefetchPages } from './prefetch.ts';
 import { retryDelay, streamRetryDelay } from './retry.ts';
 import type { StatusFeed, SyncProgress } from './status.ts';
+
+/** pull pages fetched ahead of the one being written (each ~1 MB of JSON at most) */
+const PAGES_AHEAD = 2;
 
 export interface ReplicatorDeps {
   options: SyncOptions;
@@ -262,15 +266,15 @@ export class Replicator {
       await outbox.setHeld(held);
     }
     let cursor = await outbox.cursor();
-    let next: ReturnType<typeof client.pull> | undefined;
+    const pages = (from: string) => prefetchPages((after) => client.pull(after, options.galleries), from, PAGES_AHEAD);
+    let feed = pages(cursor);
     let pulled = 0;
     this.progress({ phase: 'pulling', pulled, total: null });
     for (;;) {
       let page;
       try {
-        page = await (next ?? client.pull(cursor, options.galleries));
+        page = await feed.next();
       } catch (error) {
-        next = undefined;
         if (!(error instanceof SyncError && error.code === 'CURSOR_AHEAD')) throw error;
         // the service lost its log (restored from a backup): everything it has is pulled again; ids keep it idempotent
         status.warn(error.failure);
@@ -278,11 +282,9 @@ export class Replicator {
         pulled = 0;
         await outbox.setCursor(cursor);
         await outbox.setHeld({});
+        feed = pages(cursor);
         continue;
       }
-      // the next page travels while this one is written (its cursor does not depend on the writing)
-      next = page.more ? client.pull(page.cursor, options.galleries) : undefined;
-      next?.catch(() => {}); // awaited next turn; a failure of this page's writing leaves it unread
       const applied = await this.apply(page.changes, new Set(Object.keys(held)));
       for (const [gallery, error] of applied.held) {
         held[gallery] = cursor; // from before this page: none of its changes of that gallery were applied
