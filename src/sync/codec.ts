@@ -1,7 +1,8 @@
 // Between the three shapes of a template: the store's (Float32Array, Blob), the outbox's
 // (LocalChange) and the wire's (base64, sealed or plain). Pure apart from WebCrypto.
-import { base64ToBytes, bytesToBase64, float32ToBase64 } from '../store/base64.ts';
+import { bytesToBase64, float32ToBase64 } from '../store/base64.ts';
 import type { CommittedWrite, ImportItem } from '../store/gallery-store.ts';
+import { bytesOfBase64 } from './base64.ts';
 import { bindingOf, seal, subjectTag, unseal } from './crypto.ts';
 import type { GalleryMode } from './gallery-keys.ts';
 import type { LocalChange } from './outbox.ts';
@@ -97,7 +98,7 @@ export async function toImportItem(change: PulledEnroll, key: GalleryMode): Prom
   }
   const embedding = float32OfBase64(content.embedding);
   if (!(embedding instanceof Float32Array)) return { error: `template ${change.template_id}: embedding ${embedding.error}` };
-  const photoBytes = content.photo ? base64ToBytes(content.photo.base64) : undefined;
+  const photoBytes = content.photo ? bytesOfBase64(content.photo.base64) : undefined;
   return {
     subject: content.subject,
     faceId: change.template_id,
@@ -107,28 +108,13 @@ export async function toImportItem(change: PulledEnroll, key: GalleryMode): Prom
   };
 }
 
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/**
- * float32 little-endian from base64 the protocol's schema accepted (alphabet and padding
- * checked): as strict as store/base64.ts's base64ToFloat32 — the bits a padded text's last
- * character carries past the data must be zero — without encoding it again to compare (a
- * fifth of a bootstrap's decoding).
- */
+/** float32 little-endian from canonical base64 (base64.ts), or why it is not one. */
 export function float32OfBase64(text: string): Float32Array | { error: string } {
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  const last = padding ? BASE64_ALPHABET.indexOf(text[text.length - 1 - padding]!) : 0;
-  if (text.length % 4 !== 0 || last < 0 || (padding === 2 ? last & 0xf : padding === 1 ? last & 0x3 : 0)) return { error: 'is not valid base64' };
-  let binary: string;
-  try {
-    binary = atob(text);
-  } catch {
-    return { error: 'is not valid base64' };
-  }
-  if (binary.length % 4 !== 0) return { error: `is ${binary.length} bytes, not a whole number of float32 values` };
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const bytes = bytesOfBase64(text);
+  if (!bytes) return { error: 'is not valid base64' };
+  if (bytes.length % 4 !== 0) return { error: `is ${bytes.length} bytes, not a whole number of float32 values` };
   if (LITTLE_ENDIAN) return new Float32Array(bytes.buffer);
   const view = new DataView(bytes.buffer);
   return Float32Array.from({ length: bytes.length / 4 }, (_, i) => view.getFloat32(i * 4, true));
