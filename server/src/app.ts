@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerO
 import type { Pool } from 'pg';
 import { CursorSchema, GalleryPutSchema, NameSchema, PullQuerySchema, PushRequestSchema, RetentionPutSchema } from '../../src/sync/protocol.ts';
 import { Authenticator } from './apps.ts';
+import { jsonReply } from './compress.ts';
 import type { Config } from './config.ts';
 import { transaction } from './db.ts';
 import { SyncError, issueMessage, replyWithError } from './errors.ts';
@@ -128,7 +129,9 @@ export async function buildApp({ pool, readPool = pool, hub, config, logger = fa
     return { results };
   });
 
-  app.get('/v1/pull', async (request) => {
+  app.get('/v1/pull', async (request, reply) => jsonReply(request, reply, await pullReply(request)));
+
+  async function pullReply(request: FastifyRequest) {
     const query = request.query as Record<string, unknown>;
     if (query.after !== undefined) parsed(CursorSchema, query.after, 'BAD_CURSOR', 'after: ');
     const q = parsed(PullQuerySchema, query, 'BAD_REQUEST');
@@ -141,7 +144,7 @@ export async function buildApp({ pool, readPool = pool, hub, config, logger = fa
       if (readPool === pool || !(error instanceof SyncError && error.kind === 'CURSOR_AHEAD')) throw error;
       return pull(pool, request.appId, q.after, q.limit, galleries);
     }
-  });
+  }
 
   // listings may lag on a replica: a gallery just PUT is read back from the primary (putGallery)
   app.get('/v1/galleries', async (request) => ({ galleries: await listGalleries(readPool, request.appId) }));

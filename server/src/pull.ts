@@ -91,5 +91,12 @@ export async function pull(pool: Pool, appId: string, after: string, limit = DEF
     }
     cursor = row.seq;
   }
-  return { changes, cursor, more };
+  return { changes, cursor, more, remaining: more ? await remainingAfter(pool, appId, cursor, galleries) : 0 };
+}
+
+/** The log's changes after `cursor` (an index-only count: the reply's `remaining`). */
+async function remainingAfter(pool: Pool, appId: string, cursor: string, galleries?: string[]): Promise<number> {
+  const filter = galleries?.length ? 'and gallery = any($3)' : '';
+  const { rows } = await pool.query<{ n: string }>(`select count(*) as n from changes where app_id = $1 and seq > $2 ${filter}`, [appId, cursor, ...(galleries?.length ? [galleries] : [])]);
+  return Number(rows[0]?.n ?? 0);
 }

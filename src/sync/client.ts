@@ -7,6 +7,7 @@ import {
   ErrorBodySchema,
   GalleriesResponseSchema,
   GallerySettingsSchema,
+  MAX_PULL_LIMIT,
   PullResponseSchema,
   RetentionSettingsSchema,
   type RetentionSettings,
@@ -67,7 +68,8 @@ export class SyncClient {
   }
 
   pull(after: string, galleries?: readonly string[]): Promise<PullResponse> {
-    const query = new URLSearchParams({ after });
+    // the largest page the service gives: a bootstrap's pages each cost a round trip and a few transactions
+    const query = new URLSearchParams({ after, limit: String(MAX_PULL_LIMIT) });
     if (galleries?.length) query.set('galleries', galleries.join(','));
     return this.request(PullResponseSchema, 'GET', `v1/pull?${query}`);
   }

@@ -1,11 +1,12 @@
 // Between the three shapes of a template: the store's (Float32Array, Blob), the outbox's
 // (LocalChange) and the wire's (base64, sealed or plain). Pure apart from WebCrypto.
-import { base64ToBytes, base64ToFloat32, bytesToBase64, float32ToBase64 } from '../store/base64.ts';
+import { bytesToBase64, float32ToBase64 } from '../store/base64.ts';
 import type { CommittedWrite, ImportItem } from '../store/gallery-store.ts';
+import { bytesOfBase64 } from './base64.ts';
 import { bindingOf, seal, subjectTag, unseal } from './crypto.ts';
 import type { GalleryMode } from './gallery-keys.ts';
 import type { LocalChange } from './outbox.ts';
-import { SealedContentSchema, type Change, type PlainPayload, type PulledEnroll } from './protocol.ts';
+import { NameSchema, SealedContentSchema, type Change, type PlainPayload, type PulledEnroll, type SealedContent } from './protocol.ts';
 
 /** The outbox changes a committed local write makes (photos only when the gallery shares them). */
 export function changesOf(write: CommittedWrite, photos: boolean): LocalChange[] {
@@ -75,26 +76,46 @@ export async function toWire(change: LocalChange, key: GalleryMode): Promise<Cha
   }
 }
 
-/** A pulled enroll as the store imports it (keeping its id), or why it can't be. */
+/**
+ * A pulled enroll as the store imports it (keeping its id), or why it can't be. `change` is
+ * as the reply's schema checked it (client.ts): a plain payload is not checked again, a
+ * sealed one's content is checked once opened.
+ */
 export async function toImportItem(change: PulledEnroll, key: GalleryMode): Promise<ImportItem | { error: string }> {
-  let content: unknown;
+  let content: SealedContent;
   if (change.payload.mode === 'sealed') {
     if (!key) return { error: 'sealed template in a gallery without a key' };
-    content = await unseal(key, change.payload.data, bindingOf(change.gallery, change.template_id, change.model_id));
-    if (content === undefined) return { error: `template ${change.template_id} does not decrypt (damaged or tampered with)` };
+    const opened = await unseal(key, change.payload.data, bindingOf(change.gallery, change.template_id, change.model_id));
+    if (opened === undefined) return { error: `template ${change.template_id} does not decrypt (damaged or tampered with)` };
+    const parsed = SealedContentSchema.safeParse(opened);
+    if (!parsed.success) return { error: `template ${change.template_id}: ${parsed.error.issues[0]?.message}` };
+    content = parsed.data;
   } else {
-    content = { ...change.payload, subject: change.subject };
+    const subject = NameSchema.safeParse(change.subject);
+    if (!subject.success) return { error: `template ${change.template_id}: ${subject.error.issues[0]?.message}` };
+    const { mode: _, ...plain } = change.payload;
+    content = { ...plain, subject: subject.data };
   }
-  const parsed = SealedContentSchema.safeParse(content);
-  if (!parsed.success) return { error: `template ${change.template_id}: ${parsed.error.issues[0]?.message}` };
-  const embedding = base64ToFloat32(parsed.data.embedding);
+  const embedding = float32OfBase64(content.embedding);
   if (!(embedding instanceof Float32Array)) return { error: `template ${change.template_id}: embedding ${embedding.error}` };
-  const photoBytes = parsed.data.photo ? base64ToBytes(parsed.data.photo.base64) : undefined;
+  const photoBytes = content.photo ? bytesOfBase64(content.photo.base64) : undefined;
   return {
-    subject: parsed.data.subject,
+    subject: content.subject,
     faceId: change.template_id,
     enrollmentTimestamp: change.enrolled_at,
-    template: { modelId: change.model_id, embedding, box: parsed.data.box, attributes: parsed.data.attributes, quality: parsed.data.quality },
-    ...(photoBytes && parsed.data.photo ? { image: new Blob([new Uint8Array(photoBytes)], { type: parsed.data.photo.mime_type }) } : {}),
+    template: { modelId: change.model_id, embedding, box: content.box, attributes: content.attributes, quality: content.quality },
+    ...(photoBytes && content.photo ? { image: new Blob([new Uint8Array(photoBytes)], { type: content.photo.mime_type }) } : {}),
   };
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** float32 little-endian from canonical base64 (base64.ts), or why it is not one. */
+export function float32OfBase64(text: string): Float32Array | { error: string } {
+  const bytes = bytesOfBase64(text);
+  if (!bytes) return { error: 'is not valid base64' };
+  if (bytes.length % 4 !== 0) return { error: `is ${bytes.length} bytes, not a whole number of float32 values` };
+  if (LITTLE_ENDIAN) return new Float32Array(bytes.buffer);
+  const view = new DataView(bytes.buffer);
+  return Float32Array.from({ length: bytes.length / 4 }, (_, i) => view.getFloat32(i * 4, true));
 }

@@ -42,8 +42,20 @@ interface SyncDB extends DBSchema {
   /** the former outbox: emptied into the galleries' database at open */
   outbox: { key: number; value: { change: LocalChange } };
   state: { key: string; value: unknown };
-  /** template ids the service has, per scope and gallery: [scope, gallery, templateId] */
-  known: { key: [string, string, string]; value: 1 };
+  /**
+   * template ids the service has, per scope and gallery: a block of ids under [scope, gallery,
+   * '#' + a random id] (one record per pull page or push: IndexedDB charges per record), or —
+   * written by earlier versions — one id under [scope, gallery, templateId] (value 1)
+   */
+  known: { key: [string, string, string]; value: 1 | string[] };
+}
+
+/** Block keys start with a character no template id has (protocol.ts: ClientIdSchema). */
+const BLOCK_PREFIX = '#';
+
+/** The template ids one `known` record stands for. */
+function idsOf(key: [string, string, string], value: 1 | string[]): string[] {
+  return Array.isArray(value) ? value : [key[2]];
 }
 
 /** The outbox record of a local change of account `appId`: a queued enroll names its template. */
@@ -102,24 +114,41 @@ export class Outbox {
     return this.queue.count();
   }
 
-  /** Marks template ids as on the service. */
+  /** Marks template ids as on the service (one record for them all). */
   async markKnown(gallery: string, templateIds: readonly string[]): Promise<void> {
     if (templateIds.length === 0) return;
-    const tx = this.db.transaction('known', 'readwrite');
-    await Promise.all([...templateIds.map((id) => tx.store.put(1, [this.scope, gallery, id])), tx.done]);
+    await this.db.put('known', [...templateIds], [this.scope, gallery, `${BLOCK_PREFIX}${crypto.randomUUID()}`]);
   }
 
   /** The template ids of `gallery` the service is known to have. */
   async known(gallery: string): Promise<Set<string>> {
-    const keys = await this.db.getAllKeys('known', IDBKeyRange.bound([this.scope, gallery, ''], [this.scope, gallery, '\uffff']));
-    return new Set(keys.map((k) => k[2]));
+    const tx = this.db.transaction('known');
+    const range = this.galleryRange(gallery);
+    const [keys, values] = await Promise.all([tx.store.getAllKeys(range), tx.store.getAll(range), tx.done]);
+    return new Set(keys.flatMap((key, i) => idsOf(key, values[i]!)));
   }
 
   /** Forgets template ids removed here (every id of `gallery` without `templateIds`). */
   async forget(gallery: string, templateIds?: readonly string[]): Promise<void> {
     const tx = this.db.transaction('known', 'readwrite');
-    const gone = templateIds === undefined ? [IDBKeyRange.bound([this.scope, gallery, ''], [this.scope, gallery, '\uffff'])] : templateIds.map((id) => IDBKeyRange.only([this.scope, gallery, id]));
-    await Promise.all([...gone.map((range) => tx.store.delete(range)), tx.done]);
+    if (templateIds === undefined) {
+      await Promise.all([tx.store.delete(this.galleryRange(gallery)), tx.done]);
+      return;
+    }
+    const gone = new Set(templateIds);
+    const writes: Promise<unknown>[] = [];
+    // a removal is rare next to pulls: rewriting the gallery's blocks that hold a removed id is fine
+    for (let cursor = await tx.store.openCursor(this.galleryRange(gallery)); cursor; cursor = await cursor.continue()) {
+      const ids = idsOf(cursor.key, cursor.value);
+      const kept = ids.filter((id) => !gone.has(id));
+      if (kept.length === ids.length) continue;
+      writes.push(kept.length === 0 ? cursor.delete() : cursor.update(kept));
+    }
+    await Promise.all([...writes, tx.done]);
+  }
+
+  private galleryRange(gallery: string): IDBKeyRange {
+    return IDBKeyRange.bound([this.scope, gallery, ''], [this.scope, gallery, '\uffff']);
   }
 
   async cursor(): Promise<string> {

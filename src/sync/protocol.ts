@@ -204,6 +204,8 @@ export const PullResponseSchema = z.object({
   cursor: CursorSchema,
   /** more changes wait after `cursor` */
   more: z.boolean(),
+  /** how many changes of the log (of the asked galleries) come after `cursor`: a bootstrap's progress (absent from older services) */
+  remaining: z.number().int().nonnegative().optional(),
 });
 export type PullResponse = z.infer<typeof PullResponseSchema>;
 

@@ -14,8 +14,12 @@ import type { GalleryKeys } from './gallery-keys.ts';
 import { outboxRecord, type LocalChange, type Outbox } from './outbox.ts';
 import { sharesPhotos, type SyncOptions } from './options.ts';
 import { ChangeSchema, type Change, type PulledChange } from './protocol.ts';
+import { prefetchPages } from './prefetch.ts';
 import { retryDelay, streamRetryDelay } from './retry.ts';
-import type { StatusFeed } from './status.ts';
+import type { StatusFeed, SyncProgress } from './status.ts';
+
+/** pull pages fetched ahead of the one being written (each ~1 MB of JSON at most) */
+const PAGES_AHEAD = 2;
 
 export interface ReplicatorDeps {
   options: SyncOptions;
@@ -124,6 +128,7 @@ export class Replicator {
           this.reconciled = true;
         }
         await this.shareRetention();
+        this.progress({ phase: 'pushing' });
         const pushHeld = await this.pushAll();
         const pullHeld = await this.pullAll();
         // reported after both: one gallery's trouble does not stop the others
@@ -134,16 +139,22 @@ export class Replicator {
         await outbox.setLastSyncedAt(now);
         this.failures = 0;
         this.reopenStream?.();
+        this.progress({ phase: 'idle' });
         status.update({ state: 'idle', error: null, lastSyncedAt: now, pending: await outbox.count(), galleries: this.galleries() });
       } catch (error) {
         if (this.closed) return;
         const failure = toSyncFailure(error);
         this.failures++;
+        this.progress({ phase: 'idle' });
         status.update({ state: failure.code === 'OFFLINE' ? 'offline' : 'error', error: failure, pending: await outbox.count().catch(() => status.get().pending), galleries: this.galleries() });
         this.retry = setTimeout(() => this.kick(), retryDelay(this.failures, failure.code === 'OFFLINE'));
         return;
       }
     } while (this.again && !this.closed);
+  }
+
+  private progress(patch: Partial<SyncProgress>): void {
+    this.deps.status.update({ progress: { ...this.deps.status.get().progress, ...patch } });
   }
 
   private galleries(): { gallery: string; encrypted: boolean }[] {
@@ -255,24 +266,25 @@ export class Replicator {
       await outbox.setHeld(held);
     }
     let cursor = await outbox.cursor();
-    let next: ReturnType<typeof client.pull> | undefined;
+    const pages = (from: string) => prefetchPages((after) => client.pull(after, options.galleries), from, PAGES_AHEAD);
+    let feed = pages(cursor);
+    let pulled = 0;
+    this.progress({ phase: 'pulling', pulled, total: null });
     for (;;) {
       let page;
       try {
-        page = await (next ?? client.pull(cursor, options.galleries));
+        page = await feed.next();
       } catch (error) {
-        next = undefined;
         if (!(error instanceof SyncError && error.code === 'CURSOR_AHEAD')) throw error;
         // the service lost its log (restored from a backup): everything it has is pulled again; ids keep it idempotent
         status.warn(error.failure);
         cursor = '0';
+        pulled = 0;
         await outbox.setCursor(cursor);
         await outbox.setHeld({});
+        feed = pages(cursor);
         continue;
       }
-      // the next page travels while this one is written (its cursor does not depend on the writing)
-      next = page.more ? client.pull(page.cursor, options.galleries) : undefined;
-      next?.catch(() => {}); // awaited next turn; a failure of this page's writing leaves it unread
       const applied = await this.apply(page.changes, new Set(Object.keys(held)));
       for (const [gallery, error] of applied.held) {
         held[gallery] = cursor; // from before this page: none of its changes of that gallery were applied
@@ -281,7 +293,8 @@ export class Replicator {
       if (applied.held.size > 0) await outbox.setHeld(held);
       cursor = page.cursor;
       await outbox.setCursor(cursor);
-      status.update({ cursor });
+      pulled += page.changes.length;
+      status.update({ cursor, progress: { phase: 'pulling', pulled, total: page.remaining === undefined ? null : pulled + page.remaining } });
       if (!page.more) return failure;
     }
   }

@@ -1,5 +1,17 @@
 // engine.syncStatus(): what the sync is doing, as plain data, plus a listener feed.
+import { z } from 'zod';
 import type { SyncFailure } from './errors.ts';
+
+/** What the current (or last) run is doing: a new device's bootstrap shows its pull this way. */
+export const SyncProgressSchema = z.object({
+  /** idle between runs (the numbers are then the last pull's) */
+  phase: z.enum(['idle', 'pushing', 'pulling']),
+  /** changes of the service's log (enrolls, removals) this pull has received and applied */
+  pulled: z.number().int().nonnegative(),
+  /** `pulled` plus what the service said is left after them; null until it said (an older service never does) */
+  total: z.number().int().nonnegative().nullable(),
+});
+export type SyncProgress = z.infer<typeof SyncProgressSchema>;
 
 export interface SyncStatus {
   enabled: boolean;
@@ -11,6 +23,8 @@ export interface SyncStatus {
   lastSyncedAt: number | null;
   /** the service's sequence number this browser has applied up to */
   cursor: string;
+  /** the run's progress: how far a pull (a bootstrap's, say) has come */
+  progress: SyncProgress;
   /** the live event stream from the service is open (nudges arrive within a second) */
   live: boolean;
   /** galleries on the service, with whether each is end-to-end encrypted */
@@ -27,6 +41,7 @@ export const DISABLED_STATUS: SyncStatus = {
   pending: 0,
   lastSyncedAt: null,
   cursor: '0',
+  progress: { phase: 'idle', pulled: 0, total: null },
   live: false,
   galleries: [],
   error: null,

@@ -2,7 +2,9 @@
 // the trip store → outbox → wire → store exactly, in clear and sealed; a wrong passphrase is
 // refused before anything is decrypted; a tampered or moved ciphertext does not open.
 import { describe, expect, it } from 'vitest';
+import { bytesOfBase64 } from '../../src/sync/base64.ts';
 import { changesOf, toImportItem, toWire } from '../../src/sync/codec.ts';
+import { base64ToBytes } from '../../src/store/base64.ts';
 import { newEncryption, openEncryption, subjectTag } from '../../src/sync/crypto.ts';
 import { SyncError } from '../../src/sync/errors.ts';
 import type { PulledEnroll } from '../../src/sync/protocol.ts';
@@ -73,5 +75,25 @@ describe('sync codec', () => {
     bytes[bytes.length - 1]! ^= 1;
     expect(await toImportItem({ ...pulled, payload: { mode: 'sealed', data: bytes.toString('base64') } }, again)).toHaveProperty('error');
     expect(await toImportItem({ ...pulled, template_id: 'another-id' }, again)).toHaveProperty('error');
+  });
+});
+
+describe('base64 of pulled data', () => {
+  it('accepts exactly what the store’s strict decoder accepts, with the same bytes', () => {
+    const texts = [
+      ...Array.from({ length: 12 }, (_, n) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 97 + n) & 0xff)).toString('base64')),
+      'AB==', // padding bits set (canonical: AA==)
+      'AAB=', // (canonical: AAA=)
+      'A===',
+      'AA AA==',
+      'AA\nA',
+      'AAA',
+      'AA=A',
+      '=AAA',
+      'AA-_',
+    ];
+    for (const text of texts) expect([text, bytesOfBase64(text)]).toEqual([text, base64ToBytes(text)]);
+    expect(bytesOfBase64('AAEC')).toEqual(new Uint8Array([0, 1, 2]));
+    expect(bytesOfBase64('AB==')).toBeUndefined();
   });
 });

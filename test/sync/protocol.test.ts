@@ -149,22 +149,41 @@ describe('push and pull', () => {
     expect(live.rows).toEqual([{ live_templates: 1 }]);
   });
 
-  it('pages: limit, cursor and more', async () => {
+  it('pages: limit, cursor, more and what remains after each', async () => {
     const gallery = `p-${randomUUID()}`;
     await push(one, A, Array.from({ length: 7 }, (_, i) => enroll(gallery, `s${i}`)));
     const seen: string[] = [];
+    const remaining: (number | undefined)[] = [];
     let cursor = '0';
     let pages = 0;
     for (;;) {
       const r = await call(one, 'GET', `/v1/pull?after=${cursor}&limit=3&galleries=${gallery}`, A);
       const page = PullResponseSchema.parse(r.body);
       seen.push(...page.changes.map((c) => (c.kind === 'enroll' ? c.subject : '')));
+      remaining.push(page.remaining);
       cursor = page.cursor;
       pages++;
       if (!page.more) break;
     }
     expect(seen).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6']);
     expect(pages).toBeGreaterThanOrEqual(3);
+    expect(remaining).toEqual([4, 1, 0]);
+  });
+
+  it('a big pull page is gzip-compressed when the client takes it, the same JSON either way', async () => {
+    const gallery = `z-${randomUUID()}`;
+    await push(one, A, Array.from({ length: 40 }, (_, i) => enroll(gallery, `s${i}`)));
+    const page = async (encoding: string) => {
+      const response = await fetch(`${one.url}/v1/pull?galleries=${gallery}`, { headers: { ...headers(A.id, A.key), 'accept-encoding': encoding } });
+      return { encoding: response.headers.get('content-encoding'), body: PullResponseSchema.parse(await response.json()) };
+    };
+    const zipped = await page('gzip, deflate');
+    const plain = await page('identity');
+    expect(zipped.encoding).toBe('gzip');
+    expect(plain.encoding).toBeNull();
+    expect((await page('gzip;q=0')).encoding).toBeNull();
+    expect(zipped.body).toEqual(plain.body);
+    expect(plain.body.changes).toHaveLength(40);
   });
 });
 

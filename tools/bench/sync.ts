@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     /** instead of the load run: a fresh browser joining a gallery of this many templates (tools/bench/bootstrap.ts) */
     bootstrap: { type: 'string' },
+    /** with --bootstrap: an end-to-end encrypted gallery (printed, not written into docs/) */
+    sealed: { type: 'boolean', default: false },
   },
 });
 const CLIENTS = Number(args.clients);
@@ -431,5 +433,5 @@ ${END}`;
   writeFileSync(DOC, next);
 }
 
-if (args.bootstrap !== undefined) await (await import('./bootstrap.ts')).runBootstrap(Number(args.bootstrap), !args['no-write']);
+if (args.bootstrap !== undefined) await (await import('./bootstrap.ts')).runBootstrap(Number(args.bootstrap), !args['no-write'] && !args.sealed, args.sealed);
 else await main();

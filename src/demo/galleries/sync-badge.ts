@@ -1,6 +1,7 @@
 // The Galleries screen's sync line: a "shared" badge and the last-synced time while the engine
-// syncs with a team's service (docs/sync.md); nothing at all without sync. The settings come
-// from the "Team sync" form (sync-form.ts, kept by sync-settings.ts).
+// syncs with a team's service (docs/sync.md), and a progress bar while it pulls (a new
+// device's bootstrap); nothing at all without sync. The settings come from the "Team sync"
+// form (sync-form.ts, kept by sync-settings.ts).
 import type { Engine } from '../../engine/engine.ts';
 import type { SyncStatus } from '../../sync/index.ts';
 
@@ -15,7 +16,13 @@ function describe(s: SyncStatus): string {
   const what = s.galleries.length ? ` · ${s.galleries.map((g) => `${g.gallery}${g.encrypted ? ' (encrypted)' : ''}`).join(', ')}` : '';
   const pending = s.pending ? ` · ${s.pending} change${s.pending === 1 ? '' : 's'} waiting` : '';
   const problem = s.error ? ` · ${s.state === 'offline' ? 'offline, retrying' : s.error.message}` : '';
-  return `${when}${what}${pending}${problem}`;
+  return `${when}${what}${pulling(s)}${pending}${problem}`;
+}
+
+/** " · pulling 41000 of 100000 changes" during a pull that has more than a page to go */
+function pulling({ progress: p }: SyncStatus): string {
+  if (p.phase !== 'pulling' || p.total === null || p.total <= p.pulled) return '';
+  return ` · pulling ${p.pulled} of ${p.total} changes`; // plain numbers: toLocaleString loads locale data
 }
 
 export function mountSyncBadge(panel: HTMLElement, engine: Engine): void {
@@ -29,11 +36,17 @@ export function mountSyncBadge(panel: HTMLElement, engine: Engine): void {
   // inline: the stylesheet belongs to the layout; this is the one element sync adds
   badge.style.cssText = 'background:#1f6feb;color:#fff;border-radius:0.6em;padding:0.1em 0.6em;font-size:0.85em;font-weight:600';
   const text = document.createElement('span');
-  line.append(badge, ' ', text);
+  const bar = document.createElement('progress');
+  bar.dataset.testid = 'sync-progress';
+  bar.style.cssText = 'margin-left:0.5em;vertical-align:middle';
+  line.append(badge, ' ', text, bar);
   panel.prepend(line);
   const render = (s: SyncStatus) => {
     line.dataset.syncState = s.state;
     text.textContent = describe(s);
+    bar.hidden = pulling(s) === '';
+    bar.max = s.progress.total ?? 0;
+    bar.value = s.progress.pulled;
   };
   render(engine.syncStatus());
   engine.onSyncStatus(render);

@@ -42,6 +42,28 @@ const api = {
     } as typeof original;
     return true;
   },
+  /**
+   * The app closed, its pull cursor set back to the start of the service's log (what a
+   * `CURSOR_AHEAD` does), and opened again: every pulled page comes again.
+   */
+  async rewindPull(sync: SyncOptionsInput) {
+    need().close();
+    for (const { name } of await indexedDB.databases()) {
+      if (!name?.endsWith(':sync')) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const tx = db.transaction('state', 'readwrite');
+      const keys = await new Promise<IDBValidKey[]>((resolve) => (tx.objectStore('state').getAllKeys().onsuccess = (e) => resolve((e.target as IDBRequest<IDBValidKey[]>).result)));
+      for (const key of keys) if (String(key).startsWith('cursor:')) tx.objectStore('state').put('0', key);
+      await new Promise((resolve) => (tx.oncomplete = resolve));
+      db.close();
+    }
+    engine = await createEngine({ sync, numThreads: 1 });
+    return true;
+  },
   setGalleryOptions: async (request: Parameters<Engine['setGalleryOptions']>[0]) => need().setGalleryOptions(request),
   forget: async (request: { gallery_name: string; subject_id?: string }) => need().forget(request),
   erasureStatus: async (request: { gallery_name: string; subject_id?: string }) => need().erasureStatus(request),

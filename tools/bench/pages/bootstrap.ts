@@ -1,5 +1,5 @@
 // Runs in tools/bench/pages/bootstrap.html: createEngine with sync on a fresh profile, the pull
-// followed through syncStatus().cursor, then a /recognize against the pulled gallery.
+// followed through syncStatus() (cursor and progress), then a /recognize against the pulled gallery.
 import { createEngine, type Engine } from '../../../src/engine/engine.ts';
 import type { SyncOptionsInput } from '../../../src/sync/index.ts';
 import { expose } from '../../harness/page.ts';
@@ -11,8 +11,8 @@ export interface BootstrapResult {
   pulledMs: number;
   /** the first /recognize against the gallery answered (index read and built, models run) */
   recognizedMs: number;
-  /** cursor at each second, for the progress line */
-  progress: { ms: number; cursor: number }[];
+  /** cursor and syncStatus().progress at each second, for the progress line */
+  progress: { ms: number; cursor: number; pulled: number; total: number | null }[];
   candidates: number;
 }
 
@@ -28,7 +28,7 @@ async function bootstrap(sync: SyncOptionsInput, lastSeq: number, gallery: strin
     const status = engine.syncStatus();
     const now = performance.now() - started;
     if (now - lastLog >= 1000) {
-      progress.push({ ms: now, cursor: Number(status.cursor) });
+      progress.push({ ms: now, cursor: Number(status.cursor), pulled: status.progress.pulled, total: status.progress.total });
       lastLog = now;
     }
     if (Number(status.cursor) >= lastSeq) break;
