@@ -5,6 +5,7 @@
 // For A/B work on one stage; the side-by-side numbers are bench:peers'.
 //   --passes N (3)  --only TEXT (photos whose path or upscaled id contains TEXT)
 //   --single: the 640×480 single face bench:peers times, alone (made in the page)
+//   --console: the page's and its workers' logs (for a temporary trace of the worker's runs)
 //   --threads 1|2 (2): ORT's WASM threads (the page is cross-origin isolated either way)
 //   --upscale N (3): upscaled sources per set, as bench:peers (0: none)  --per-photo
 //   --ab JSON: A/B of detection settings in one page — A the shipped ones, B these overrides
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     upscale: { type: 'string', default: '3' },
     'per-photo': { type: 'boolean', default: false },
     single: { type: 'boolean', default: false },
+    console: { type: 'boolean', default: false },
     ab: { type: 'string' },
     'env-ab': { type: 'string' },
   },
@@ -42,7 +44,7 @@ const images = values.single ? [SINGLE] : [...all, ...upscaledImages(upscaleSour
 const data = images.filter((i) => i.set !== 'upscaled');
 const STAGES = ['decode', 'detect', 'mesh', 'demographics', 'liveness', 'total'] as const;
 
-await withBrowserSession({ console: !!process.env.BENCH_CONSOLE, callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
+await withBrowserSession({ console: values.console, callTimeoutMs: 900_000, optimizeEntries: ['/tools/bench/pages/stages.html'] }, async (session) => {
   const envB = values['env-ab'] ? `&envB=${encodeURIComponent(values['env-ab'])}` : '';
   await session.open(`/tools/bench/pages/stages.html?threads=${values.threads}${envB}`);
   for (let i = 0; i < data.length; i += 10) {
