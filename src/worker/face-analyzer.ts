@@ -189,7 +189,9 @@ export class FaceAnalyzer {
   private async runEach(modelId: string, count: number, write: (i: number, input: Float32Array<ArrayBuffer>) => void, side?: number): Promise<Record<string, Float32Array>[]> {
     const { dims } = this.inputOf(modelId, side);
     const item = dims[1]! * dims[2]! * dims[3]!;
-    const batchSize = BATCH[modelId] ?? 1;
+    // with a model peer the inputs are split over at least as many runs as there are runtimes, so
+    // both take part (a group's mesh stage is otherwise one run of up to 8 crops on one runtime)
+    const batchSize = Math.min(BATCH[modelId] ?? 1, Math.ceil(count / this.models.runtimes));
     // every batch is filled now (in order) and queued at once, so a model peer can take some
     const batches: Promise<Record<string, Float32Array>[]>[] = [];
     for (let start = 0; start < count; start += batchSize) {

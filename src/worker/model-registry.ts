@@ -77,9 +77,15 @@ export class ModelRegistry {
    * in its run, two batches of the recogniser started together). A peer adds its own lane.
    */
   private readonly scheduler = new RunScheduler<Record<string, NamedOutput>>(
-    [{ accepts: (id) => this.acceptsHere(id), run: (id, input, dims) => this.runHere(id, input, dims) }],
-    // with a peer, its answer (its cue for the next run) gets in between this worker's runs
-    { isFatal: (error) => error instanceof PeerFailure, pause: () => (this.peer ? yieldToMessages() : Promise.resolve()) },
+    [
+      {
+        accepts: (id) => this.acceptsHere(id),
+        run: (id, input, dims) => this.runHere(id, input, dims),
+        // with a peer, its answer (its cue for the next run) gets in between this worker's runs
+        pause: () => (this.peer ? yieldToMessages() : Promise.resolve()),
+      },
+    ],
+    { isFatal: (error) => error instanceof PeerFailure },
   );
 
   private constructor(

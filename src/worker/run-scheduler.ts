@@ -17,6 +17,12 @@ export interface RunLane<Out> {
   /** whether it can take a run of this model now (a peer: once it holds the model's session) */
   accepts(modelId: string): boolean;
   run(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[]): Promise<Out>;
+  /**
+   * Awaited after each of its runs, before it takes the next (default: none): the local runtime
+   * lets the peer's messages in. A lane stays busy meanwhile, so a lane that needs no pause must
+   * not have one: the runs its answer leads to are queued in that turn and would pass it by.
+   */
+  pause?(): Promise<void>;
 }
 
 /**
@@ -45,12 +51,11 @@ export class RunScheduler<Out> {
   /**
    * `lanes` in order of preference for the next run when several are free (the peer first: the
    * local thread also renders every crop). A lane whose run fails is retired when `isFatal` says
-   * so (a dead peer) and its run goes back to the queue for the others. `pause` runs after each
-   * run, before the lane takes the next (default: none).
+   * so (a dead peer) and its run goes back to the queue for the others.
    */
   constructor(
     private readonly lanes: RunLane<Out>[],
-    private readonly options: { isFatal?: (error: unknown) => boolean; pause?: () => Promise<void> } = {},
+    private readonly options: { isFatal?: (error: unknown) => boolean } = {},
   ) {}
 
   /** Adds a runtime ahead of the others (a peer started later); runs under way are unaffected. */
@@ -104,7 +109,7 @@ export class RunScheduler<Out> {
         job.reject(error);
       }
     }
-    await this.options.pause?.();
+    if (lane.pause) await lane.pause();
     this.busy.delete(lane);
     this.pump();
   }
