@@ -44,6 +44,12 @@ export interface DetectorOptions {
   minFaceFraction?: number;
   /** faces cut by the frame's edge: how the upright search pads its whole-frame runs (docs/detection.md) */
   edges?: EdgeSearch;
+  /**
+   * the upright passes run coarse to fine, and a finer pass runs only while the faces it is the
+   * first to see (from its smallest on) can be within this factor of the smallest face the
+   * coarser runs found; nothing found: every pass runs (0 or undefined: every pass runs, all at once)
+   */
+  smallFaceRatio?: number;
 }
 
 /** How the upright whole-frame runs reach past the frame's edge. */
@@ -227,16 +233,19 @@ export async function detectFaces(
   // large faces, then whole-frame passes for smaller ones (uprightDetectorSteps); rotated search keeps square tiles
   const frameSearch = spec.anySizeStride !== undefined && options.angles.includes(0);
   const tiledAngles = options.angles.filter((a) => !frameSearch || a !== 0);
-  const steps: DetectorStep[] = [
-    ...(frameSearch ? uprightDetectorSteps(image.width, image.height, options, PHOTO_WHOLE_VIEW_MARGIN).flatMap((step) => inStrips(step, models.runtimes, spec)) : []),
-    ...(tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }).map((view) => ({ view })) : []),
-  ];
-  const candidates: Candidate[] = [];
-  const stats: DetectorStats = { views: steps.length, candidates: 0, cropMs: 0, inferMs: 0 };
+  const upright = frameSearch ? uprightDetectorSteps(image.width, image.height, options, PHOTO_WHOLE_VIEW_MARGIN) : [];
+  const tiled: DetectorStep[] = tiledAngles.length > 0 ? planViews(image.width, image.height, { ...tiling, angles: tiledAngles }).map((view) => ({ view })) : [];
+  const stats: DetectorStats = { views: 0, candidates: 0, cropMs: 0, inferMs: 0 };
   const run: DetectorRun = { image, spec, minScore: options.minScore, models, crops, stats, fill: options.edges?.fill ?? 'black' };
-  // every step is rendered now and queued at once, so a model peer can take some (the order of the
-  // candidates, and so the merge, stays the steps' order)
-  for (const found of await Promise.all(steps.map((step) => detectStep(run, step)))) candidates.push(...found);
+  // the steps of one round are rendered now and queued at once, so a model peer can take some
+  const runAll = async (round: DetectorStep[]): Promise<Candidate[][]> => {
+    const split = round.map((step) => inStrips(step, models.runtimes, spec));
+    stats.views += split.reduce((n, steps) => n + steps.length, 0);
+    return Promise.all(split.map(async (steps) => (await Promise.all(steps.map((step) => detectStep(run, step)))).flat()));
+  };
+  const found = await searchCoarseFirst(upright, tiled, runAll, smallestFaceOf(spec, minFraction), options.smallFaceRatio);
+  // the order of the candidates, and so the merge, stays the steps' order
+  const candidates: Candidate[] = found.flat();
   if (candidates.length === 0) {
     for (const angle of options.angles) {
       stats.views++;
@@ -251,6 +260,42 @@ export async function detectFaces(
   stats.candidates = candidates.length;
   const faces = weightedNms(candidates).filter((c) => c.box.height >= options.minFace);
   return { faces, stats };
+}
+
+/** The smallest face (image pixels) a step finds: the detector's smallest at the step's scale. */
+export function smallestFaceOf(spec: DetectorSpec, minFraction: number): (step: DetectorStep) => number {
+  return (step) => (minFraction * spec.anchors.inputSize) / ('pass' in step ? step.pass.scale : spec.anchors.inputSize / step.view.size);
+}
+
+/**
+ * Runs `upright` (the whole frame, then frame passes finest first, as uprightDetectorSteps plans
+ * them) and `tiled`; with `ratio`, coarse to fine: the whole frame, the coarsest pass and the tiles
+ * first, then each finer pass only while its smallest face times `ratio` reaches the smallest face
+ * found so far (none found: it runs). A portrait's 28-px pass, most of a large photo's detector
+ * time, is left out where the photo's faces are all many times larger. Results per step, in the
+ * steps' order (a skipped pass: none).
+ */
+export async function searchCoarseFirst(
+  upright: DetectorStep[],
+  tiled: DetectorStep[],
+  runAll: (steps: DetectorStep[]) => Promise<Candidate[][]>,
+  smallestFace: (step: DetectorStep) => number,
+  ratio: number | undefined,
+): Promise<Candidate[][]> {
+  if (!ratio || upright.length <= 2) return runAll([...upright, ...tiled]);
+  const [whole, ...passes] = upright;
+  const found: Candidate[][] = new Array(upright.length).fill([]);
+  const first = await runAll([whole!, passes.at(-1)!, ...tiled]);
+  found[0] = first[0]!;
+  found[upright.length - 1] = first[1]!;
+  let smallest = Math.min(Infinity, ...[...first].flat().map((c) => c.box.height));
+  for (let i = passes.length - 2; i >= 0; i--) {
+    if (smallest === Infinity || smallestFace(passes[i]!) * ratio >= smallest) {
+      found[i + 1] = (await runAll([passes[i]!]))[0]!;
+      smallest = Math.min(smallest, ...found[i + 1]!.map((c) => c.box.height));
+    }
+  }
+  return [...found, ...first.slice(2)];
 }
 
 /** A large pass as one strip per runtime (SPLIT_PASS_PIXELS), so they run at once; anything else as it is. */

@@ -30,6 +30,12 @@ export const CUT_FACE_EDGES: EdgeSearch = { pad: 32, wholeSide: 96, fill: 'mirro
 /** cutFaces: false — the whole frame as one unpadded square view */
 export const UNPADDED_EDGES: EdgeSearch = { pad: 0, fill: 'black', wholeAsPass: false };
 
+/**
+ * /detect's finer passes run only for faces down to 1/8 of the smallest face the coarser runs
+ * found (face-detector.ts searchCoarseFirst); a photo where they found none runs them all.
+ */
+export const SMALL_FACE_RATIO = 8;
+
 /** Detection settings per selector, chosen by `npm run eval` (docs/accuracy.md). */
 export const DETECTION: DetectionSettings = {
   detector: DETECTOR_MODEL,
@@ -40,6 +46,7 @@ export const DETECTION: DetectionSettings = {
   rollAngles: [0, Math.PI / 3, -Math.PI / 3],
   minFacePixels: 28,
   edges: CUT_FACE_EDGES,
+  smallFaceRatio: SMALL_FACE_RATIO,
 };
 
 /**
@@ -85,6 +92,8 @@ export interface DetectionSettings {
   minFaceFraction?: number;
   /** how the whole-frame runs reach past the frame's edge, for faces it cuts (face-detector.ts) */
   edges: EdgeSearch;
+  /** finer passes only for faces down to 1/this of the smallest face found by the coarser runs (face-detector.ts); 0: all */
+  smallFaceRatio?: number;
 }
 
 export interface ImageAnalysisOptions {
@@ -177,6 +186,7 @@ export async function analyzeBitmap(
       angles: options.selector.roll ? settings.rollAngles : [0],
       minFaceFraction: settings.minFaceFraction,
       edges: settings.edges,
+      smallFaceRatio: settings.smallFaceRatio,
     },
     deps.models,
     deps.crops,

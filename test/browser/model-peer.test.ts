@@ -3,7 +3,7 @@
 // models: the answers with the peer equal those of one worker, and the peer really ran models.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import groupUrl from '../../../shared/data/groups/bbt4.jpg?url';
-import largeUrl from '../../../shared/data/faces/obama/obama3.jpg?url';
+import largeUrl from '../../../shared/data/groups/group-5.jpg?url';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
 import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
 import { createEngine, type DetectResponse, type Engine, type FaceErrorBody } from '../../src/index.ts';
@@ -57,10 +57,12 @@ describe('model peer', () => {
     expect((await alone.diagnostics.modelRuns()).peer).toBe(0);
   });
 
-  it('a 3.3 MP photo, its finest detector pass (0.7 MP) in two strips (one per worker): the same faces', async () => {
+  // a group: a portrait's faces are too large for its finest pass to run (face-detector.ts searchCoarseFirst)
+  it('a 3.1 MP group photo, its finest detector pass (0.66 MP) in two strips (one per worker): the same faces', async () => {
     const image = await blobOf(largeUrl);
-    const [one, two] = [faces(await alone.detect({ image })), faces(await paired.detect({ image }))];
-    expect(one.length).toBeGreaterThanOrEqual(1);
+    const byX = (list: ReturnType<typeof faces>) => [...list].sort((a, b) => a.topLeftX - b.topLeftX);
+    const [one, two] = [byX(faces(await alone.detect({ image }))), byX(faces(await paired.detect({ image })))];
+    expect(one.length).toBeGreaterThanOrEqual(5);
     expect(two).toHaveLength(one.length);
     // the strips' candidates merge a little differently from one pass's: boxes within 2% of the face
     one.forEach((a, i) => {
