@@ -16,10 +16,16 @@ function hexValue(code: number): number {
   return -1;
 }
 
-/** the 16 bytes of a lowercase UUID, or undefined for any other id (char codes: a reopen parses a million) */
+/** one id's bytes: a reopen parses a million ids twice (has, then set), so no array per id */
+const scratch = new Uint8Array(16);
+
+/**
+ * the 16 bytes of a lowercase UUID in a shared scratch array (valid until the next call), or
+ * undefined for any other id (char codes: a reopen parses a million)
+ */
 function uuidBytes(id: string): Uint8Array | undefined {
   if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return undefined;
-  const bytes = new Uint8Array(16);
+  const bytes = scratch;
   for (let i = 0; i < 16; i++) {
     const high = hexValue(id.charCodeAt(DIGITS[2 * i]!));
     const low = hexValue(id.charCodeAt(DIGITS[2 * i + 1]!));
@@ -58,6 +64,10 @@ export class FaceIdTable {
       packed.set(this.packed);
       this.packed = packed;
     }
+    // room for `capacity` ids at half load now: a reopen of 1M rows otherwise rehashes ~11 times
+    let size = Math.max(1024, this.slots.length);
+    while (capacity * 2 > size) size *= 2;
+    if (size > this.slots.length) this.rehash(size);
   }
 
   id(row: number): string {
@@ -81,6 +91,30 @@ export class FaceIdTable {
       if (row === EMPTY) return undefined;
       if (this.packed[row] && this.sameBytes(row, bytes)) return row;
     }
+  }
+
+  /**
+   * Row `row` (capacity grown) gets `id` unless the table has it already (false, no change): one
+   * probe where `rowOf` then `set` take two — a reopen adds a million ids.
+   */
+  trySet(row: number, id: string): boolean {
+    const bytes = uuidBytes(id);
+    if (!bytes) {
+      if (this.otherRows.has(id)) return false;
+      this.set(row, id);
+      return true;
+    }
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
+    let s = this.home(bytes, 0);
+    for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
+      const other = this.slots[s]!;
+      if (this.packed[other] && this.sameBytes(other, bytes)) return false;
+    }
+    this.packed[row] = 1;
+    this.bytes.set(bytes, row * 16);
+    this.slots[s] = row;
+    this.used++;
+    return true;
   }
 
   /** Row `row` (capacity grown) gets `id`, which is not in the table. */

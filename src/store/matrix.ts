@@ -156,19 +156,26 @@ export class EmbeddingMatrix {
     if (!this.int8) throw new Error('stored int8 rows go into an int8 matrix');
     const n = block.faceIds.length;
     this.ensureCapacity(this.count + n);
-    if (!block.faceIds.some((faceId) => this.has(faceId))) {
-      // the usual case (a reopen): the block's rows in one copy
-      this.int8.copy(this.count, block, 0, n);
-      for (let i = 0; i < n; i++) this.setColumns(this.count++, block.faceIds[i]!, block.subjects[i]!, block.timestamps[i]!);
+    // the usual case (a reopen: no id of the block is here yet): its rows in one copy, each id
+    // checked as it goes in; a block with an id already here is undone and added row by row
+    const start = this.count;
+    this.int8.copy(start, block, 0, n);
+    let fresh = 0;
+    while (fresh < n && this.faceIds.trySet(start + fresh, block.faceIds[fresh]!)) fresh++;
+    if (fresh === n) {
+      for (let i = 0; i < n; i++) this.setColumns(start + i, block.subjects[i]!, block.timestamps[i]!);
+      this.count += n;
       return n;
     }
+    for (let i = 0; i < fresh; i++) this.faceIds.delete(start + i);
     let added = 0;
     for (let i = 0; i < n; i++) {
       const faceId = block.faceIds[i]!;
       if (this.has(faceId)) continue;
       const row = this.count++;
       this.int8.copy(row, block, i);
-      this.setColumns(row, faceId, block.subjects[i]!, block.timestamps[i]!);
+      this.faceIds.set(row, faceId);
+      this.setColumns(row, block.subjects[i]!, block.timestamps[i]!);
       added++;
     }
     return added;
@@ -354,11 +361,12 @@ export class EmbeddingMatrix {
     const row = this.count++;
     if (this.int8) this.int8.write(row, source, from);
     else writeNormalised(this.rows, row * this.stride, source, from, this.dimension, this.stride);
-    this.setColumns(row, faceId, subject, timestamp);
+    this.faceIds.set(row, faceId);
+    this.setColumns(row, subject, timestamp);
   }
 
-  private setColumns(row: number, faceId: string, subject: string, timestamp: number): void {
-    this.faceIds.set(row, faceId);
+  /** a row's subject and timestamp (its face id is set apart: a reopen checks and sets it in one probe) */
+  private setColumns(row: number, subject: string, timestamp: number): void {
     this.rowSubject[row] = this.claimSubject(subject);
     this.timestamps[row] = timestamp;
   }
