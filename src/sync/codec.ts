@@ -1,8 +1,7 @@
 // Between the three shapes of a template: the store's (Float32Array, Blob), the outbox's
 // (LocalChange) and the wire's (base64, sealed or plain). Pure apart from WebCrypto.
-import { bytesToBase64, float32ToBase64 } from '../store/base64.ts';
+import { base64ToBytes, bytesToBase64, float32ToBase64 } from '../store/base64.ts';
 import type { CommittedWrite, ImportItem } from '../store/gallery-store.ts';
-import { bytesOfBase64 } from './base64.ts';
 import { bindingOf, seal, subjectTag, unseal } from './crypto.ts';
 import type { GalleryMode } from './gallery-keys.ts';
 import type { LocalChange } from './outbox.ts';
@@ -98,7 +97,7 @@ export async function toImportItem(change: PulledEnroll, key: GalleryMode): Prom
   }
   const embedding = float32OfBase64(content.embedding);
   if (!(embedding instanceof Float32Array)) return { error: `template ${change.template_id}: embedding ${embedding.error}` };
-  const photoBytes = content.photo ? bytesOfBase64(content.photo.base64) : undefined;
+  const photoBytes = content.photo ? base64ToBytes(content.photo.base64) : undefined;
   return {
     subject: content.subject,
     faceId: change.template_id,
@@ -112,7 +111,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** float32 little-endian from canonical base64 (base64.ts), or why it is not one. */
 export function float32OfBase64(text: string): Float32Array | { error: string } {
-  const bytes = bytesOfBase64(text);
+  const bytes = base64ToBytes(text);
   if (!bytes) return { error: 'is not valid base64' };
   if (bytes.length % 4 !== 0) return { error: `is ${bytes.length} bytes, not a whole number of float32 values` };
   if (LITTLE_ENDIAN) return new Float32Array(bytes.buffer);

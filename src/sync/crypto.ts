@@ -5,7 +5,6 @@
 // check, so it is refused before anything is decrypted — nothing undecryptable ever reaches
 // the search index.
 import { base64ToBytes, bytesToBase64 } from '../store/base64.ts';
-import { bytesOfBase64 } from './base64.ts';
 import type { Encryption } from './protocol.ts';
 import { SyncError } from './errors.ts';
 
@@ -46,7 +45,7 @@ async function encrypt(key: GalleryKey, plain: Uint8Array<ArrayBuffer>, aad: str
 
 /** undefined when the data does not open under this key (wrong key, or tampered with) */
 async function decrypt(key: GalleryKey, data: string, aad: string): Promise<Uint8Array | undefined> {
-  const all = bytesOfBase64(data);
+  const all = base64ToBytes(data);
   if (!all || all.length <= IV_BYTES) return undefined;
   try {
     return new Uint8Array(
