@@ -1,8 +1,15 @@
 // The engine with sync on, and the calls test/sync/browsers.test.ts makes on it.
 import { createEngine, type Engine } from '../../../src/engine/engine.ts';
-import type { SyncOptionsInput } from '../../../src/sync/index.ts';
+import type { SyncOptionsInput, SyncStatus } from '../../../src/sync/index.ts';
 
 let engine: Engine | undefined;
+/** every sync progress the engine reported since start (a poll can miss a short pull's totals) */
+let progressSeen: SyncStatus['progress'][] = [];
+const watchProgress = (e: Engine) => {
+  progressSeen = [e.syncStatus().progress];
+  e.onSyncStatus((status) => progressSeen.push(status.progress));
+  return e;
+};
 const need = (): Engine => {
   if (!engine) throw new Error('start() first');
   return engine;
@@ -10,13 +17,13 @@ const need = (): Engine => {
 
 const api = {
   async start(sync: SyncOptionsInput | undefined) {
-    engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
+    engine = watchProgress(await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 }));
     return true;
   },
   /** the app closed and opened again (same page, same IndexedDB): what a reload does to the engine */
   async restart(sync: SyncOptionsInput | undefined) {
     need().close();
-    engine = await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 });
+    engine = watchProgress(await createEngine({ ...(sync ? { sync } : {}), numThreads: 1 }));
     return true;
   },
   /**
@@ -61,7 +68,7 @@ const api = {
       await new Promise((resolve) => (tx.oncomplete = resolve));
       db.close();
     }
-    engine = await createEngine({ sync, numThreads: 1 });
+    engine = watchProgress(await createEngine({ sync, numThreads: 1 }));
     return true;
   },
   setGalleryOptions: async (request: Parameters<Engine['setGalleryOptions']>[0]) => need().setGalleryOptions(request),
@@ -104,6 +111,8 @@ const api = {
   recognize: async (gallery: string, image: string) => need().recognize({ image, gallery_name: gallery }),
   removeSubject: async (gallery: string, subject: string) => need().galleryRemoveSubject({ gallery_name: gallery, subject_id: subject }),
   status: () => need().syncStatus(),
+  /** the progress values reported since start (deduplicated by the caller) */
+  progressSeen: () => progressSeen,
   syncNow: () => need().syncNow(),
   /** every template id of the gallery, sorted ([] when it does not exist) */
   async templateIds(gallery: string): Promise<string[]> {
