@@ -54,6 +54,8 @@ export interface IndexStats {
   matrices: number;
   rows: number;
   bytes: number;
+  /** the latest build: ms reading storage (one transaction, deserialising included) and building the matrix from what was read */
+  lastBuild?: { readMs: number; buildMs: number };
 }
 
 interface Entry {
@@ -87,6 +89,7 @@ export class GallerySearchIndex {
   private readonly unsubscribe: () => void;
   private readonly channel: BroadcastChannel | undefined;
   private readonly counters = { builds: 0, rowsAdded: 0, rowsRemoved: 0, invalidations: 0 };
+  private lastBuild: IndexStats['lastBuild'];
   private closed = false;
 
   constructor(
@@ -165,7 +168,7 @@ export class GallerySearchIndex {
         bytes += matrix.memory().total;
       }
     }
-    return { ...this.counters, matrices, rows, bytes };
+    return { ...this.counters, matrices, rows, bytes, ...(this.lastBuild ? { lastBuild: this.lastBuild } : {}) };
   }
 
   close(): void {
@@ -192,6 +195,7 @@ export class GallerySearchIndex {
       const generation = entry.generation;
       entry.pending = [];
       let read: IndexBlocks;
+      const started = performance.now();
       try {
         const int8FromRows = this.precision === 'float32' ? Infinity : this.precision === 'int8' ? 0 : INT8_FROM_ROWS;
         read = await this.store.galleryEmbeddings(target.appId, target.gallery, target.modelId, int8FromRows);
@@ -202,6 +206,7 @@ export class GallerySearchIndex {
       const pending = entry.pending ?? [];
       entry.pending = undefined;
       if (entry.generation !== generation) continue;
+      const readAt = performance.now();
       const matrix =
         read.precision === 'int8'
           ? EmbeddingMatrix.fromInt8Blocks(read.blocks, { kernel: this.kernel })
@@ -209,6 +214,7 @@ export class GallerySearchIndex {
       for (const faceId of entry.removed) if (matrix.remove(faceId)) this.counters.rowsRemoved++;
       if (!pending.every((change) => this.applyTo(entry, matrix, target.modelId, change))) continue;
       this.counters.builds++;
+      this.lastBuild = { readMs: readAt - started, buildMs: performance.now() - readAt };
       entry.matrix = matrix;
       return matrix;
     }
