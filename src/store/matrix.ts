@@ -7,7 +7,7 @@
 // (the scores are scratch), so adding is amortised O(dim) and removing is O(dim) too: the
 // last row moves into the hole, row order means nothing.
 import { EngineError } from '../errors.ts';
-import { dimensionMismatch, type IndexBlock, type Int8Block } from './segments.ts';
+import { dimensionMismatch, rowCount, segmentFaceIds, segmentSubjects, type IndexBlock, type Int8Block } from './segments.ts';
 import type { IndexRow } from './schema.ts';
 import { FaceIdTable } from './face-id-table.ts';
 import { Int8Rows } from './int8-rows.ts';
@@ -100,7 +100,7 @@ export class EmbeddingMatrix {
 
   /** An int8 matrix holding `blocks` as stored (`int8Segments`): their rows are copied, not quantised again. */
   static fromInt8Blocks(blocks: readonly Int8Block[], options: Omit<MatrixOptions, 'precision'> = {}): EmbeddingMatrix {
-    const total = blocks.reduce((n, b) => n + b.faceIds.length, 0);
+    const total = blocks.reduce((n, b) => n + rowCount(b), 0);
     const matrix = new EmbeddingMatrix(blocks[0]?.dim ?? 0, { ...options, precision: 'int8', capacity: Math.max(MIN_CAPACITY, total) });
     for (const block of blocks) matrix.addInt8Block(block);
     return matrix;
@@ -154,28 +154,42 @@ export class EmbeddingMatrix {
   addInt8Block(block: Int8Block): number {
     this.fitDimension('stored', block.dim);
     if (!this.int8) throw new Error('stored int8 rows go into an int8 matrix');
-    const n = block.faceIds.length;
+    const n = rowCount(block);
     this.ensureCapacity(this.count + n);
-    // the usual case (a reopen: no id of the block is here yet): its rows in one copy, each id
-    // checked as it goes in; a block with an id already here is undone and added row by row
+    // the usual case (a reopen: no id of the block is here yet): its rows, times and id bytes
+    // in bulk, each id checked as it goes in, no string made; a block with an id already here
+    // is undone and added row by row
     const start = this.count;
     this.int8.copy(start, block, 0, n);
+    const others = block.otherIds.length > 0 ? new Map(block.otherIds) : undefined;
     let fresh = 0;
-    while (fresh < n && this.faceIds.trySet(start + fresh, block.faceIds[fresh]!)) fresh++;
+    for (; fresh < n; fresh++) {
+      const other = others?.get(fresh);
+      const added = other === undefined ? this.faceIds.trySetBytes(start + fresh, block.ids, fresh * 16) : this.faceIds.trySet(start + fresh, other);
+      if (!added) break;
+    }
     if (fresh === n) {
-      for (let i = 0; i < n; i++) this.setColumns(start + i, block.subjects[i]!, block.timestamps[i]!);
+      const slots = block.subjectNames.map((name) => this.subjectSlotOf(name));
+      for (let i = 0; i < n; i++) {
+        const slot = slots[block.subjectOf[i]!]!;
+        this.rowSubject[start + i] = slot;
+        this.subjectRows[slot]!++;
+      }
+      this.timestamps.set(block.timestamps, start);
       this.count += n;
       return n;
     }
     for (let i = 0; i < fresh; i++) this.faceIds.delete(start + i);
+    const faceIds = segmentFaceIds(block);
+    const subjects = segmentSubjects(block);
     let added = 0;
     for (let i = 0; i < n; i++) {
-      const faceId = block.faceIds[i]!;
+      const faceId = faceIds[i]!;
       if (this.has(faceId)) continue;
       const row = this.count++;
       this.int8.copy(row, block, i);
       this.faceIds.set(row, faceId);
-      this.setColumns(row, block.subjects[i]!, block.timestamps[i]!);
+      this.setColumns(row, subjects[i]!, block.timestamps[i]!);
       added++;
     }
     return added;
@@ -371,7 +385,8 @@ export class EmbeddingMatrix {
     this.timestamps[row] = timestamp;
   }
 
-  private claimSubject(subject: string): number {
+  /** the subject's slot, a new one (holding no rows yet) if it has none */
+  private subjectSlotOf(subject: string): number {
     let slot = this.subjectSlot.get(subject);
     if (slot === undefined) {
       slot = this.freeSlots.pop() ?? this.subjectNames.length;
@@ -379,6 +394,11 @@ export class EmbeddingMatrix {
       this.subjectNames[slot] = subject;
       this.subjectRows[slot] = 0;
     }
+    return slot;
+  }
+
+  private claimSubject(subject: string): number {
+    const slot = this.subjectSlotOf(subject);
     this.subjectRows[slot]!++;
     return slot;
   }
