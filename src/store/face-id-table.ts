@@ -25,6 +25,9 @@ export class FaceIdTable {
   private slots = new Int32Array(0);
   private mask = -1;
   private used = 0;
+  /** rows [deferFrom, deferTo) have their bytes but are not in `slots` yet (deferRows) */
+  private deferFrom = 0;
+  private deferTo = 0;
 
   /** bytes held (typed arrays exactly; the Map of other ids not counted) */
   get byteLength(): number {
@@ -113,6 +116,53 @@ export class FaceIdTable {
     if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
     this.insert(row);
     this.used++;
+  }
+
+  /**
+   * Rows [start, start + n) get the UUIDs in ids[0, n × 16) (capacity grown) without being
+   * looked up: a reopen's first search needs ids by row only, so finding rows by id (the
+   * slots, ~a third of the build at 1M) waits for `index()`. Only right after the rows
+   * deferred before, if any. Every method but `id` and `deferRows` wants `index()` first.
+   */
+  deferRows(start: number, ids: Uint8Array, n: number): void {
+    if (this.deferTo > this.deferFrom && this.deferTo !== start) throw new Error('deferred rows must be contiguous');
+    if (this.deferTo === this.deferFrom) this.deferFrom = start;
+    this.bytes.set(ids.subarray(0, n * 16), start * 16);
+    this.packed.fill(1, start, start + n);
+    this.deferTo = start + n;
+  }
+
+  /** Whether deferred rows wait for `index()`. */
+  get deferred(): boolean {
+    return this.deferTo > this.deferFrom;
+  }
+
+  /**
+   * Puts the deferred rows into the slots. Returns the rows whose id an earlier row has
+   * (ascending): they are left out (as if deleted) and their owner removes them.
+   */
+  index(): number[] {
+    const duplicates: number[] = [];
+    for (let row = this.deferFrom; row < this.deferTo; row++) {
+      if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
+      let s = this.home(this.bytes, row * 16);
+      let duplicate = false;
+      for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
+        if (this.packed[this.slots[s]!] && this.sameRows(this.slots[s]!, row)) {
+          duplicate = true;
+          break;
+        }
+      }
+      if (duplicate) {
+        this.packed[row] = 0;
+        duplicates.push(row);
+        continue;
+      }
+      this.slots[s] = row;
+      this.used++;
+    }
+    this.deferFrom = this.deferTo = 0;
+    return duplicates;
   }
 
   /** Forgets row `row`'s id. */

@@ -123,7 +123,9 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchTemplates(query, k, minSimilarity);
-    return (await this.exactly(target, matrix, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
+    this.indexAfterAnswer(matrix);
+    return answer;
   }
 
   /** /recognize: the k subjects whose best template is most similar, at least minSimilarity; 5004. */
@@ -131,7 +133,19 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchSubjects(query, k, minSimilarity);
-    return (await this.exactly(target, matrix, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
+    this.indexAfterAnswer(matrix);
+    return answer;
+  }
+
+  /**
+   * A reopened matrix finds rows by face id only once indexed (matrix.ts: the first search
+   * needs none): done after this search's answer, so it delays neither that answer nor (much)
+   * the next write, which would otherwise do it.
+   */
+  private indexAfterAnswer(matrix: EmbeddingMatrix): void {
+    // a task of its own: the answer's continuations (the caller's, a worker's reply) run first
+    if (matrix.idsDeferred) setTimeout(() => matrix.indexIds(), 0);
   }
 
   /**

@@ -266,6 +266,15 @@ describe('segments', () => {
     expect(matrix.addInt8Block(segment)).toBe(2);
     expect(matrix.has('f2') && matrix.has(input[0]!.faceId) && matrix.remove('f5')).toBe(true);
     expect(matrix.size).toBe(5);
+    // stored blocks of UUIDs defer their ids until first looked up; a repeated id (never written by the store) is dropped then
+    const uuids = appendRows(undefined, owner, rows(random, 4, 4, 2).map((r) => ({ ...r, faceId: crypto.randomUUID() })), 10).segments[0]!;
+    const ids = segmentFaceIds(uuids);
+    const reopened = EmbeddingMatrix.fromInt8Blocks([uuids, uuids]);
+    expect([reopened.idsDeferred, reopened.size, reopened.rowRef(5).faceId]).toEqual([true, 8, ids[1]]);
+    expect(reopened.has(ids[2]!)).toBe(true);
+    expect([reopened.idsDeferred, reopened.size]).toEqual([false, 4]);
+    expect([0, 1, 2, 3].map((r) => reopened.rowRef(r).faceId).sort()).toEqual([...ids].sort());
+    expect(reopened.remove(ids[0]!) && !reopened.has(ids[0]!) && reopened.size === 3).toBe(true);
   });
 
   it('take a small write into the last segment only while it holds at most MAX_REWRITE_ROWS, or 4 × the rows written', () => {
