@@ -112,12 +112,26 @@ function extended(segment: Int8SegmentRecord, rows: readonly IndexRow[], from: n
   scales.set(segment.scales);
   scales.set(added.scales, have);
   const part = rows.slice(from, to);
-  const columns = packColumns(
-    [...segmentFaceIds(segment), ...part.map((r) => r.faceId)],
-    [...segmentSubjects(segment), ...part.map((r) => r.subject)],
-    Float64Array.from([...segment.timestamps, ...part.map((r) => r.enrollmentTimestamp)]),
-  );
-  return { ...segment, ...columns, rows: quantised, scales, error: Math.max(segment.error, added.error) };
+  const columns = packColumns(part.map((r) => r.faceId), part.map((r) => r.subject), Float64Array.from(part, (r) => r.enrollmentTimestamp));
+  return { ...segment, ...joinedColumns(segment, columns), rows: quantised, scales, error: Math.max(segment.error, added.error) };
+}
+
+/** `a`'s rows then `b`'s, as one segment's columns (bytes copied: an enroll does not parse the segment's ids again). */
+function joinedColumns(a: Columns, b: Columns): Columns {
+  const n = rowCount(a);
+  const ids = new Uint8Array(a.ids.length + b.ids.length);
+  ids.set(a.ids);
+  ids.set(b.ids, a.ids.length);
+  const subjectNames = [...a.subjectNames];
+  const index = new Map(subjectNames.map((name, i) => [name, i]));
+  const renumbered = b.subjectNames.map((name) => index.get(name) ?? subjectNames.push(name) - 1);
+  const subjectOf = new Uint32Array(n + rowCount(b));
+  subjectOf.set(a.subjectOf);
+  b.subjectOf.forEach((s, i) => (subjectOf[n + i] = renumbered[s]!));
+  const timestamps = new Float64Array(n + rowCount(b));
+  timestamps.set(a.timestamps);
+  timestamps.set(b.timestamps, n);
+  return { ids, otherIds: [...a.otherIds, ...b.otherIds.map(([row, id]): [number, string] => [n + row, id])], subjectNames, subjectOf, timestamps };
 }
 
 /**
