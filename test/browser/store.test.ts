@@ -446,6 +446,14 @@ describe('persistence and partitioning', () => {
 
 
 describe('upgrades', () => {
+  /** The store on an existing database (upgrading it), its segments checked against its templates. */
+  async function openConsistent(name: string): Promise<GalleryStore> {
+    const store = await GalleryStore.open({ name });
+    opened.push(store);
+    await expectConsistent(name);
+    return store;
+  }
+
   it('a version 2 database: its segments become int8 (version 3) and its templates move into their subjects, the float32 embeddings kept there only (version 4): nothing lost, searches alike', async () => {
     const name = dbName();
     const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
@@ -488,9 +496,7 @@ describe('upgrades', () => {
     await tx.done;
     v2.close();
 
-    const store = await GalleryStore.open({ name });
-    opened.push(store);
-    await expectConsistent(name);
+    const store = await openConsistent(name);
     const db = await raw(name);
     expect([...db.objectStoreNames]).not.toContain('templates');
     expect([...db.objectStoreNames]).not.toContain('segments');
@@ -544,9 +550,7 @@ describe('upgrades', () => {
     await tx.done;
     v4.close();
 
-    const store = await GalleryStore.open({ name });
-    opened.push(store);
-    await expectConsistent(name);
+    const store = await openConsistent(name);
     const db = await raw(name);
     expect(db.version).toBe(DB_VERSION);
     expect(await db.getAll('int8Segments')).toEqual(segments);
@@ -562,9 +566,7 @@ describe('upgrades', () => {
     await store.removeSubject('app', 'g', 's0', 'file-face-3');
     await store.removeSubject('app', 'g', 's1');
     store.close();
-    const again = await GalleryStore.open({ name });
-    opened.push(again);
-    await expectConsistent(name);
+    const again = await openConsistent(name);
     const reopened = new GallerySearchIndex(again, { precision: 'int8' });
     opened.push(reopened);
     const left = rows.filter((r) => r.faceId !== 'file-face-3' && r.subject !== 's1');
