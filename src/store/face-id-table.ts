@@ -4,35 +4,16 @@
 // array, found through an open-addressing table of row numbers (linear probing, backward-shift
 // deletion); any other id (a gallery file may keep its own) lives in a Map as before.
 
+import { uuidOfBytes, writeUuidBytes } from './face-id.ts';
+
 const EMPTY = -1;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-/** where a UUID's 32 hex digits stand (between the dashes at 8, 13, 18 and 23) */
-const DIGITS = Array.from({ length: 36 }, (_, i) => i).filter((i) => ![8, 13, 18, 23].includes(i));
 
-/** a lowercase hex digit's value, else -1 */
-function hexValue(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48;
-  if (code >= 97 && code <= 102) return code - 87;
-  return -1;
-}
-
-/** one id's bytes: a reopen parses a million ids twice (has, then set), so no array per id */
+/** one id's bytes: a reopen parses a million ids, so no array per id */
 const scratch = new Uint8Array(16);
 
-/**
- * the 16 bytes of a lowercase UUID in a shared scratch array (valid until the next call), or
- * undefined for any other id (char codes: a reopen parses a million)
- */
+/** the 16 bytes of a lowercase UUID in a shared scratch array (valid until the next call), or undefined for any other id */
 function uuidBytes(id: string): Uint8Array | undefined {
-  if (id.length !== 36 || id[8] !== '-' || id[13] !== '-' || id[18] !== '-' || id[23] !== '-') return undefined;
-  const bytes = scratch;
-  for (let i = 0; i < 16; i++) {
-    const high = hexValue(id.charCodeAt(DIGITS[2 * i]!));
-    const low = hexValue(id.charCodeAt(DIGITS[2 * i + 1]!));
-    if (high < 0 || low < 0) return undefined;
-    bytes[i] = (high << 4) | low;
-  }
-  return bytes;
+  return writeUuidBytes(id, scratch, 0) ? scratch : undefined;
 }
 
 export class FaceIdTable {
@@ -44,6 +25,9 @@ export class FaceIdTable {
   private slots = new Int32Array(0);
   private mask = -1;
   private used = 0;
+  /** rows [deferFrom, deferTo) have their bytes but are not in `slots` yet (deferRows) */
+  private deferFrom = 0;
+  private deferTo = 0;
 
   /** bytes held (typed arrays exactly; the Map of other ids not counted) */
   get byteLength(): number {
@@ -72,14 +56,7 @@ export class FaceIdTable {
 
   id(row: number): string {
     if (!this.packed[row]) return this.otherIds.get(row)!;
-    const b = this.bytes;
-    const h = (i: number) => HEX[b[row * 16 + i]!]!;
-    const part = (from: number, to: number) => {
-      let s = '';
-      for (let i = from; i < to; i++) s += h(i);
-      return s;
-    };
-    return `${part(0, 4)}-${part(4, 6)}-${part(6, 8)}-${part(8, 10)}-${part(10, 16)}`;
+    return uuidOfBytes(this.bytes, row * 16);
   }
 
   rowOf(id: string): number | undefined {
@@ -99,19 +76,27 @@ export class FaceIdTable {
    */
   trySet(row: number, id: string): boolean {
     const bytes = uuidBytes(id);
-    if (!bytes) {
-      if (this.otherRows.has(id)) return false;
-      this.set(row, id);
-      return true;
-    }
+    if (bytes) return this.trySetBytes(row, bytes, 0);
+    if (this.otherRows.has(id)) return false;
+    this.set(row, id);
+    return true;
+  }
+
+  /**
+   * trySet for a UUID given as its 16 bytes source[at, at + 16) (a stored segment's, face-id.ts):
+   * a reopen builds the table from them without a string.
+   */
+  trySetBytes(row: number, source: Uint8Array, at: number): boolean {
     if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
-    let s = this.home(bytes, 0);
+    const bytes = this.bytes;
+    const to = row * 16;
+    for (let i = 0; i < 16; i++) bytes[to + i] = source[at + i]!;
+    let s = this.home(bytes, to);
     for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
       const other = this.slots[s]!;
-      if (this.packed[other] && this.sameBytes(other, bytes)) return false;
+      if (this.packed[other] && this.sameRows(other, row)) return false;
     }
     this.packed[row] = 1;
-    this.bytes.set(bytes, row * 16);
     this.slots[s] = row;
     this.used++;
     return true;
@@ -131,6 +116,53 @@ export class FaceIdTable {
     if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
     this.insert(row);
     this.used++;
+  }
+
+  /**
+   * Rows [start, start + n) get the UUIDs in ids[0, n × 16) (capacity grown) without being
+   * looked up: a reopen's first search needs ids by row only, so finding rows by id (the
+   * slots, ~a third of the build at 1M) waits for `index()`. Only right after the rows
+   * deferred before, if any. Every method but `id` and `deferRows` wants `index()` first.
+   */
+  deferRows(start: number, ids: Uint8Array, n: number): void {
+    if (this.deferTo > this.deferFrom && this.deferTo !== start) throw new Error('deferred rows must be contiguous');
+    if (this.deferTo === this.deferFrom) this.deferFrom = start;
+    this.bytes.set(ids.subarray(0, n * 16), start * 16);
+    this.packed.fill(1, start, start + n);
+    this.deferTo = start + n;
+  }
+
+  /** Whether deferred rows wait for `index()`. */
+  get deferred(): boolean {
+    return this.deferTo > this.deferFrom;
+  }
+
+  /**
+   * Puts the deferred rows into the slots. Returns the rows whose id an earlier row has
+   * (ascending): they are left out (as if deleted) and their owner removes them.
+   */
+  index(): number[] {
+    const duplicates: number[] = [];
+    for (let row = this.deferFrom; row < this.deferTo; row++) {
+      if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
+      let s = this.home(this.bytes, row * 16);
+      let duplicate = false;
+      for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
+        if (this.packed[this.slots[s]!] && this.sameRows(this.slots[s]!, row)) {
+          duplicate = true;
+          break;
+        }
+      }
+      if (duplicate) {
+        this.packed[row] = 0;
+        duplicates.push(row);
+        continue;
+      }
+      this.slots[s] = row;
+      this.used++;
+    }
+    this.deferFrom = this.deferTo = 0;
+    return duplicates;
   }
 
   /** Forgets row `row`'s id. */
@@ -179,6 +211,12 @@ export class FaceIdTable {
   private sameBytes(row: number, bytes: Uint8Array): boolean {
     const at = row * 16;
     for (let i = 15; i >= 0; i--) if (this.bytes[at + i] !== bytes[i]) return false;
+    return true;
+  }
+
+  private sameRows(a: number, b: number): boolean {
+    const bytes = this.bytes;
+    for (let i = 15; i >= 0; i--) if (bytes[a * 16 + i] !== bytes[b * 16 + i]) return false;
     return true;
   }
 

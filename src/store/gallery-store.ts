@@ -41,7 +41,7 @@ import {
 import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
-import { DEFAULT_SEGMENT_ROWS, appendRows, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
+import { DEFAULT_SEGMENT_ROWS, appendRows, rowCount, segmentFaceIds, segmentSubjects, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
 import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
@@ -283,8 +283,8 @@ async function templatesOf(subjects: SubjectReads, appId: string, gallery: strin
 }
 
 /** Every face id of the gallery (all models), from its int8 segments: no embedding is read. */
-async function faceIdsOf(int8Segments: { getAll(query: IDBKeyRange): Promise<{ faceIds: string[] }[]> }, appId: string, gallery: string): Promise<string[]> {
-  return (await int8Segments.getAll(prefixRange(appId, gallery))).flatMap((segment) => segment.faceIds);
+async function faceIdsOf(int8Segments: { getAll(query: IDBKeyRange): Promise<Int8SegmentRecord[]> }, appId: string, gallery: string): Promise<string[]> {
+  return (await int8Segments.getAll(prefixRange(appId, gallery))).flatMap(segmentFaceIds);
 }
 
 interface SubjectWrites extends SubjectReads {
@@ -491,7 +491,10 @@ export class GalleryStore {
       const segments = await tx.objectStore('int8Segments').getAll(prefixRange(appId, gallery));
       const subjects = await tx.objectStore('subjects').getAll(prefixRange(appId, gallery));
       return {
-        templates: segments.flatMap((g) => g.faceIds.map((faceId, i) => ({ subject: g.subjects[i]!, faceId, enrolled: g.timestamps[i]! }))),
+        templates: segments.flatMap((g) => {
+          const subjects = segmentSubjects(g);
+          return segmentFaceIds(g).map((faceId, i) => ({ subject: subjects[i]!, faceId, enrolled: g.timestamps[i]! }));
+        }),
         lastSeen: new Map(subjects.flatMap((s) => (s.lastSeen === undefined ? [] : [[s.subject, s.lastSeen] as const]))),
       };
     });
@@ -636,7 +639,7 @@ export class GalleryStore {
     return this.bounded(tx, async () => {
       if (int8FromRows !== Infinity) {
         const blocks = await readSegments(tx.objectStore('int8Segments'), appId, gallery, modelId);
-        if (blocks.reduce((n, b) => n + b.faceIds.length, 0) >= int8FromRows) return { precision: 'int8', blocks };
+        if (blocks.reduce((n, b) => n + rowCount(b), 0) >= int8FromRows) return { precision: 'int8', blocks };
       }
       // float32 rows (small galleries, or no WebAssembly SIMD): the embeddings in the subject records
       const blocks = await readSubjects(tx.objectStore('subjects'), appId, gallery, (page) => float32Block(page, modelId));

@@ -7,7 +7,7 @@
 // (the scores are scratch), so adding is amortised O(dim) and removing is O(dim) too: the
 // last row moves into the hole, row order means nothing.
 import { EngineError } from '../errors.ts';
-import { dimensionMismatch, type IndexBlock, type Int8Block } from './segments.ts';
+import { dimensionMismatch, rowCount, segmentFaceIds, segmentSubjects, type IndexBlock, type Int8Block } from './segments.ts';
 import type { IndexRow } from './schema.ts';
 import { FaceIdTable } from './face-id-table.ts';
 import { Int8Rows } from './int8-rows.ts';
@@ -100,9 +100,9 @@ export class EmbeddingMatrix {
 
   /** An int8 matrix holding `blocks` as stored (`int8Segments`): their rows are copied, not quantised again. */
   static fromInt8Blocks(blocks: readonly Int8Block[], options: Omit<MatrixOptions, 'precision'> = {}): EmbeddingMatrix {
-    const total = blocks.reduce((n, b) => n + b.faceIds.length, 0);
+    const total = blocks.reduce((n, b) => n + rowCount(b), 0);
     const matrix = new EmbeddingMatrix(blocks[0]?.dim ?? 0, { ...options, precision: 'int8', capacity: Math.max(MIN_CAPACITY, total) });
-    for (const block of blocks) matrix.addInt8Block(block);
+    for (const block of blocks) matrix.appendStored(block);
     return matrix;
   }
 
@@ -124,7 +124,25 @@ export class EmbeddingMatrix {
   }
 
   has(faceId: string): boolean {
+    this.indexIds();
     return this.faceIds.rowOf(faceId) !== undefined;
+  }
+
+  /** rows not yet findable by face id (indexIds) */
+  get idsDeferred(): boolean {
+    return this.faceIds.deferred;
+  }
+
+  /**
+   * Makes rows findable by face id (fromInt8Blocks defers it: the first search needs none).
+   * Done by every method that looks an id up, or ahead of them (the search index does it after
+   * a reopen's first answer). A row whose id an earlier row has (never written by the store:
+   * face ids are unique in a gallery) is removed here.
+   */
+  indexIds(): void {
+    if (!this.idsDeferred) return;
+    const duplicates = this.faceIds.index();
+    for (let i = duplicates.length - 1; i >= 0; i--) this.removeRow(duplicates[i]!);
   }
 
   /** Adds a row; false (and no change) if its face id is already here. */
@@ -138,6 +156,7 @@ export class EmbeddingMatrix {
 
   /** Adds a block's rows (skipping face ids already here); returns how many were added. */
   addBlock(block: IndexBlock): number {
+    this.indexIds();
     this.fitDimension('stored', block.dim);
     this.ensureCapacity(this.count + block.faceIds.length);
     let added = 0;
@@ -154,37 +173,83 @@ export class EmbeddingMatrix {
   addInt8Block(block: Int8Block): number {
     this.fitDimension('stored', block.dim);
     if (!this.int8) throw new Error('stored int8 rows go into an int8 matrix');
-    const n = block.faceIds.length;
+    this.indexIds();
+    const n = rowCount(block);
     this.ensureCapacity(this.count + n);
-    // the usual case (a reopen: no id of the block is here yet): its rows in one copy, each id
-    // checked as it goes in; a block with an id already here is undone and added row by row
+    // the usual case (a reopen: no id of the block is here yet): its rows, times and id bytes
+    // in bulk, each id checked as it goes in, no string made; a block with an id already here
+    // is undone and added row by row
     const start = this.count;
     this.int8.copy(start, block, 0, n);
+    const others = block.otherIds.length > 0 ? new Map(block.otherIds) : undefined;
     let fresh = 0;
-    while (fresh < n && this.faceIds.trySet(start + fresh, block.faceIds[fresh]!)) fresh++;
+    for (; fresh < n; fresh++) {
+      const other = others?.get(fresh);
+      const added = other === undefined ? this.faceIds.trySetBytes(start + fresh, block.ids, fresh * 16) : this.faceIds.trySet(start + fresh, other);
+      if (!added) break;
+    }
     if (fresh === n) {
-      for (let i = 0; i < n; i++) this.setColumns(start + i, block.subjects[i]!, block.timestamps[i]!);
-      this.count += n;
+      this.setBlockColumns(start, block);
       return n;
     }
     for (let i = 0; i < fresh; i++) this.faceIds.delete(start + i);
+    const faceIds = segmentFaceIds(block);
+    const subjects = segmentSubjects(block);
     let added = 0;
     for (let i = 0; i < n; i++) {
-      const faceId = block.faceIds[i]!;
+      const faceId = faceIds[i]!;
       if (this.has(faceId)) continue;
       const row = this.count++;
       this.int8.copy(row, block, i);
       this.faceIds.set(row, faceId);
-      this.setColumns(row, block.subjects[i]!, block.timestamps[i]!);
+      this.setColumns(row, subjects[i]!, block.timestamps[i]!);
       added++;
     }
     return added;
   }
 
+  /**
+   * A stored block's rows at the end, their ids not looked up (deferred until indexIds): the
+   * store's blocks of one gallery never repeat an id. Ids other than the engine's UUIDs are
+   * few: such a block goes in as addInt8Block adds it.
+   */
+  private appendStored(block: Int8Block): void {
+    if (block.otherIds.length > 0 || !this.int8) {
+      this.addInt8Block(block);
+      return;
+    }
+    this.fitDimension('stored', block.dim);
+    const n = rowCount(block);
+    this.ensureCapacity(this.count + n);
+    this.int8.copy(this.count, block, 0, n);
+    this.faceIds.deferRows(this.count, block.ids, n);
+    this.setBlockColumns(this.count, block);
+  }
+
+  /** Rows [start, start + n) (capacity ensured, ids set) get the block's subjects and times; they count from now. */
+  private setBlockColumns(start: number, block: Int8Block): void {
+    const n = rowCount(block);
+    const slots = block.subjectNames.map((name) => this.subjectSlotOf(name));
+    for (let i = 0; i < n; i++) {
+      const slot = slots[block.subjectOf[i]!]!;
+      this.rowSubject[start + i] = slot;
+      this.subjectRows[slot]!++;
+    }
+    this.timestamps.set(block.timestamps, start);
+    this.count += n;
+  }
+
   /** Removes a row; false if the face id is not here. */
   remove(faceId: string): boolean {
+    this.indexIds();
     const row = this.faceIds.rowOf(faceId);
     if (row === undefined) return false;
+    this.removeRow(row);
+    return true;
+  }
+
+  /** Takes row `row` out: the last row moves into its place. */
+  private removeRow(row: number): void {
     this.faceIds.delete(row);
     this.releaseSubject(this.rowSubject[row]!);
     const last = this.count - 1;
@@ -196,7 +261,6 @@ export class EmbeddingMatrix {
       this.timestamps[row] = this.timestamps[last]!;
     }
     this.count = last;
-    return true;
   }
 
   /**
@@ -371,7 +435,8 @@ export class EmbeddingMatrix {
     this.timestamps[row] = timestamp;
   }
 
-  private claimSubject(subject: string): number {
+  /** the subject's slot, a new one (holding no rows yet) if it has none */
+  private subjectSlotOf(subject: string): number {
     let slot = this.subjectSlot.get(subject);
     if (slot === undefined) {
       slot = this.freeSlots.pop() ?? this.subjectNames.length;
@@ -379,6 +444,11 @@ export class EmbeddingMatrix {
       this.subjectNames[slot] = subject;
       this.subjectRows[slot] = 0;
     }
+    return slot;
+  }
+
+  private claimSubject(subject: string): number {
+    const slot = this.subjectSlotOf(subject);
     this.subjectRows[slot]!++;
     return slot;
   }

@@ -6,10 +6,10 @@
 // removing a gallery or a subject is one range delete, not a cursor walk.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import { z } from 'zod';
-import { int8Segment } from './segments.ts';
+import { int8Segment, packedSegment } from './segments.ts';
 
 /** Bump when stores, indexes or record layouts change, and add a step to upgrade() below. */
-export const DB_VERSION = 4;
+export const DB_VERSION = 5;
 
 /** IndexedDB database name when the engine's "storage name" option is not given. */
 export const DEFAULT_STORAGE_NAME = 'kairos-in-browser';
@@ -18,6 +18,8 @@ export const DEFAULT_STORAGE_NAME = 'kairos-in-browser';
 const float32Array = () => z.custom<Float32Array>((v) => v instanceof Float32Array, 'expected a Float32Array');
 const int8Array = () => z.custom<Int8Array>((v) => v instanceof Int8Array, 'expected an Int8Array');
 const float64Array = () => z.custom<Float64Array>((v) => v instanceof Float64Array, 'expected a Float64Array');
+const uint8Array = () => z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'expected a Uint8Array');
+const uint32Array = () => z.custom<Uint32Array>((v) => v instanceof Uint32Array, 'expected a Uint32Array');
 
 export const AppIdSchema = z.string();
 export const GalleryNameSchema = z.string().min(1, 'gallery_name must not be empty');
@@ -141,18 +143,36 @@ export const SegmentRecordSchema = z.object({
 export type SegmentRecord = z.infer<typeof SegmentRecordSchema>;
 
 /**
- * `int8Segments` value (version 3): a `segments` record's rows normalised and quantised to int8
- * as the search index holds them (int8-rows.ts), under the same key, written in the same
+ * `int8Segments` value of versions 3–4: a `segments` record's rows normalised and quantised to
+ * int8 as the search index holds them (int8-rows.ts), under the same key, written in the same
  * transaction. Reopening an int8 index reads these: a quarter of the float32 bytes, and no
  * quantising (1M × 128-d: ~150 MB instead of ~600 MB).
  */
-export const Int8SegmentRecordSchema = SegmentRecordSchema.omit({ vectors: true }).extend({
+export const LegacyInt8SegmentRecordSchema = SegmentRecordSchema.omit({ vectors: true }).extend({
   /** faceIds.length × int8Stride(dim) */
   rows: int8Array(),
   /** per row: its int8 values × scale = the normalised row */
   scales: float32Array(),
   /** the largest quantisation error ‖r − q·s‖ of the rows */
   error: z.number().nonnegative(),
+});
+export type LegacyInt8SegmentRecord = z.infer<typeof LegacyInt8SegmentRecordSchema>;
+
+/**
+ * `int8Segments` value (version 5): as versions 3–4, but no string per row — a reopen of 1M
+ * templates built a million id strings and a million subject strings out of them (most of its
+ * build time). Face ids in the engine's form (lowercase UUIDs) are 16 bytes each in `ids`;
+ * subjects are indices into the segment's own list of names.
+ */
+export const Int8SegmentRecordSchema = LegacyInt8SegmentRecordSchema.omit({ faceIds: true, subjects: true }).extend({
+  /** n × 16: row i's face id as UUID bytes (face-id.ts); zeros for a row listed in otherIds */
+  ids: uint8Array(),
+  /** [row, face id] of the rows whose id is not a lowercase UUID (a gallery file may keep its own) */
+  otherIds: z.array(z.tuple([z.number().int().nonnegative(), z.string()])),
+  /** the segment's subjects, each once */
+  subjectNames: z.array(z.string()),
+  /** per row: its subject's index in subjectNames */
+  subjectOf: uint32Array(),
 });
 export type Int8SegmentRecord = z.infer<typeof Int8SegmentRecordSchema>;
 
@@ -218,7 +238,7 @@ export type SegmentKey = [appId: string, gallery: string, modelId: string, seq: 
 export interface GalleryDB extends DBSchema {
   subjects: { key: SubjectKey; value: SubjectRecord };
   images: { key: ImageKey; value: StoredImageRecord };
-  /** version 3: each segment's rows as int8 (version 4: the only segments; float32 embeddings live in `subjects`) */
+  /** version 3: each segment's rows as int8 (version 4: the only segments; float32 embeddings live in `subjects`; version 5: no strings per row) */
   int8Segments: { key: SegmentKey; value: Int8SegmentRecord };
   /** auto-increment keys: the order the changes were made */
   outbox: { key: number; value: OutboxRecord; indexes: { byTemplate: TemplateKey } };
@@ -228,7 +248,7 @@ export interface GalleryDB extends DBSchema {
   audit: { key: number; value: AuditEvent; indexes: { bySubject: SubjectKey } };
 }
 
-/** Versions 1–3 kept one record per template; version 4 moves them into their subjects' records. */
+/** Versions 1–3 kept one record per template; version 4 moves them into their subjects' records; version 5 packs the int8 segments' ids. */
 interface AnyVersionDB extends GalleryDB {
   templates: { key: TemplateKey; value: TemplateRecord; indexes: { byImage: string } };
   segments: { key: SegmentKey; value: SegmentRecord };
@@ -292,6 +312,10 @@ export function upgrade(db: IDBPDatabase<GalleryDB>, oldVersion: number, current
       dropped();
     }
   }
+  if (oldVersion < 5 && oldVersion >= 3) {
+    // the int8 segments' ids as bytes and subjects as indices (step 3 writes that form already)
+    packInt8Segments(tx).catch(failed);
+  }
   // Never edit the steps above: a browser still at version 0 runs all of them, in order.
 }
 
@@ -300,6 +324,14 @@ async function fillInt8Segments(tx: UpgradeTx): Promise<void> {
   const target = tx.objectStore('int8Segments');
   for (let cursor = await tx.objectStore('segments').openCursor(); cursor; cursor = await cursor.continue()) {
     void target.put(int8Segment(cursor.value));
+  }
+}
+
+/** Version 5's data step: every int8 segment of the version 3–4 form rewritten packed, same key. */
+async function packInt8Segments(tx: UpgradeTx): Promise<void> {
+  for (let cursor = await tx.objectStore('int8Segments').openCursor(); cursor; cursor = await cursor.continue()) {
+    const segment = cursor.value as Int8SegmentRecord | LegacyInt8SegmentRecord;
+    if ('faceIds' in segment) void cursor.update(packedSegment(segment));
   }
 }
 

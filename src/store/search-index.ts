@@ -54,6 +54,8 @@ export interface IndexStats {
   matrices: number;
   rows: number;
   bytes: number;
+  /** the latest build: ms reading storage (one transaction, deserialising included) and building the matrix from what was read */
+  lastBuild?: { readMs: number; buildMs: number };
 }
 
 interface Entry {
@@ -87,6 +89,7 @@ export class GallerySearchIndex {
   private readonly unsubscribe: () => void;
   private readonly channel: BroadcastChannel | undefined;
   private readonly counters = { builds: 0, rowsAdded: 0, rowsRemoved: 0, invalidations: 0 };
+  private lastBuild: IndexStats['lastBuild'];
   private closed = false;
 
   constructor(
@@ -120,7 +123,9 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchTemplates(query, k, minSimilarity);
-    return (await this.exactly(target, matrix, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
+    this.indexAfterAnswer(matrix);
+    return answer;
   }
 
   /** /recognize: the k subjects whose best template is most similar, at least minSimilarity; 5004. */
@@ -128,7 +133,19 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchSubjects(query, k, minSimilarity);
-    return (await this.exactly(target, matrix, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
+    this.indexAfterAnswer(matrix);
+    return answer;
+  }
+
+  /**
+   * A reopened matrix finds rows by face id only once indexed (matrix.ts: the first search
+   * needs none): done after this search's answer, so it delays neither that answer nor (much)
+   * the next write, which would otherwise do it.
+   */
+  private indexAfterAnswer(matrix: EmbeddingMatrix): void {
+    // a task of its own: the answer's continuations (the caller's, a worker's reply) run first
+    if (matrix.idsDeferred) setTimeout(() => matrix.indexIds(), 0);
   }
 
   /**
@@ -165,7 +182,7 @@ export class GallerySearchIndex {
         bytes += matrix.memory().total;
       }
     }
-    return { ...this.counters, matrices, rows, bytes };
+    return { ...this.counters, matrices, rows, bytes, ...(this.lastBuild ? { lastBuild: this.lastBuild } : {}) };
   }
 
   close(): void {
@@ -192,6 +209,7 @@ export class GallerySearchIndex {
       const generation = entry.generation;
       entry.pending = [];
       let read: IndexBlocks;
+      const started = performance.now();
       try {
         const int8FromRows = this.precision === 'float32' ? Infinity : this.precision === 'int8' ? 0 : INT8_FROM_ROWS;
         read = await this.store.galleryEmbeddings(target.appId, target.gallery, target.modelId, int8FromRows);
@@ -202,6 +220,7 @@ export class GallerySearchIndex {
       const pending = entry.pending ?? [];
       entry.pending = undefined;
       if (entry.generation !== generation) continue;
+      const readAt = performance.now();
       const matrix =
         read.precision === 'int8'
           ? EmbeddingMatrix.fromInt8Blocks(read.blocks, { kernel: this.kernel })
@@ -209,6 +228,7 @@ export class GallerySearchIndex {
       for (const faceId of entry.removed) if (matrix.remove(faceId)) this.counters.rowsRemoved++;
       if (!pending.every((change) => this.applyTo(entry, matrix, target.modelId, change))) continue;
       this.counters.builds++;
+      this.lastBuild = { readMs: readAt - started, buildMs: performance.now() - readAt };
       entry.matrix = matrix;
       return matrix;
     }

@@ -9,7 +9,7 @@ import { EngineError } from '../../src/errors.ts';
 import { GallerySearchIndex, GalleryStore, type GalleryStoreOptions, type NewTemplate, type StoredTemplate } from '../../src/store/index.ts';
 import { MAX_ROWS_PER_NOTICE } from '../../src/store/changes.ts';
 import { DB_VERSION, type GalleryDB, type TemplateRecord } from '../../src/store/schema.ts';
-import { int8Segment } from '../../src/store/segments.ts';
+import { appendRows, int8Segment, rowCount, segmentFaceIds, segmentSubjects } from '../../src/store/segments.ts';
 import { quantiseRows } from '../../src/store/int8-rows.ts';
 
 // ---------------------------------------------------------------- helpers
@@ -106,11 +106,12 @@ async function expectConsistent(name: string): Promise<void> {
     const segments = await db.getAll('int8Segments');
     const rows = new Map<string, { seq: number; key: string; row: number[]; scale: number; subject: string }>();
     for (const s of segments) {
-      expect(s.faceIds.length).toBeGreaterThan(0);
-      const stride = s.rows.length / s.faceIds.length;
-      s.faceIds.forEach((id, i) => {
+      expect(rowCount(s)).toBeGreaterThan(0);
+      const stride = s.rows.length / rowCount(s);
+      const subjects = segmentSubjects(s);
+      segmentFaceIds(s).forEach((id, i) => {
         expect(rows.has(id)).toBe(false);
-        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, subject: s.subjects[i]! });
+        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, subject: subjects[i]! });
       });
     }
     expect(rows.size).toBe(templates.length);
@@ -317,7 +318,7 @@ describe('transactions', () => {
     expect(new Set(listed.map((t) => t.faceId)).size).toBe(61);
     await expectConsistent(store.name);
     const { blocks } = await store.galleryEmbeddings('app', 'g', 'm');
-    expect(blocks.reduce((n, b) => n + b.faceIds.length, 0)).toBe(61);
+    expect(blocks.reduce((n, b) => n + ('faceIds' in b ? b.faceIds.length : rowCount(b)), 0)).toBe(61);
   });
 });
 
@@ -445,6 +446,14 @@ describe('persistence and partitioning', () => {
 
 
 describe('upgrades', () => {
+  /** The store on an existing database (upgrading it), its segments checked against its templates. */
+  async function openConsistent(name: string): Promise<GalleryStore> {
+    const store = await GalleryStore.open({ name });
+    opened.push(store);
+    await expectConsistent(name);
+    return store;
+  }
+
   it('a version 2 database: its segments become int8 (version 3) and its templates move into their subjects, the float32 embeddings kept there only (version 4): nothing lost, searches alike', async () => {
     const name = dbName();
     const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
@@ -487,9 +496,7 @@ describe('upgrades', () => {
     await tx.done;
     v2.close();
 
-    const store = await GalleryStore.open({ name });
-    opened.push(store);
-    await expectConsistent(name);
+    const store = await openConsistent(name);
     const db = await raw(name);
     expect([...db.objectStoreNames]).not.toContain('templates');
     expect([...db.objectStoreNames]).not.toContain('segments');
@@ -505,6 +512,70 @@ describe('upgrades', () => {
     const query = embedding();
     expect((await compact.matrix(owner)).compact).toBe(true);
     expect(await compact.searchSubjects(owner, query, 3)).toEqual(await exact.searchSubjects(owner, query, 3));
+  });
+
+  it('a version 4 database: its int8 segments get ids as bytes and subjects as indices (version 5); nothing lost, searches alike, a removal stays removed after reopening', async () => {
+    const name = dbName();
+    const owner = { appId: 'app', gallery: 'g', modelId: 'm' };
+    // engine ids (UUIDs) and a gallery file's own ids, in segments of 3 rows
+    const rows = Array.from({ length: 7 }, (_, i) => ({ faceId: i % 4 === 3 ? `file-face-${i}` : crypto.randomUUID(), subject: `s${i % 3}`, modelId: 'm', enrollmentTimestamp: 1000 + i, embedding: embedding() }));
+    const { segments, seqs } = appendRows(undefined, owner, rows, 3);
+    // version 4's form of the same segments: a string per row
+    const legacy = segments.map(({ ids: _ids, otherIds: _others, subjectNames: _names, subjectOf: _of, ...rest }, i) => ({ ...rest, faceIds: segmentFaceIds(segments[i]!), subjects: segmentSubjects(segments[i]!) }));
+    const written: TemplateRecord[] = rows.map(({ embedding: vector, enrollmentTimestamp, faceId, subject }, i) => ({
+      ...template('m', 8, vector),
+      ...owner,
+      faceId,
+      subject,
+      enrollmentTimestamp: String(enrollmentTimestamp),
+      segment: seqs[i]!,
+    }));
+    // version 4 exactly as shipped (schema.ts steps 1–4 on a new database), written by hand
+    const v4 = await openDB(name, 4, {
+      upgrade(db) {
+        db.createObjectStore('subjects', { keyPath: ['appId', 'gallery', 'subject'] });
+        db.createObjectStore('images', { keyPath: ['appId', 'gallery', 'subject', 'imageKey'] });
+        db.createObjectStore('outbox', { autoIncrement: true }).createIndex('byTemplate', 'template');
+        db.createObjectStore('options', { keyPath: ['appId', 'gallery'] });
+        db.createObjectStore('audit', { autoIncrement: true }).createIndex('bySubject', ['appId', 'gallery', 'subject']);
+        db.createObjectStore('int8Segments', { keyPath: ['appId', 'gallery', 'modelId', 'seq'] });
+      },
+    });
+    const tx = v4.transaction(['subjects', 'int8Segments'], 'readwrite');
+    for (const subject of ['s0', 's1', 's2']) {
+      const templates = written.filter((t) => t.subject === subject).map(({ appId: _a, gallery: _g, subject: _s, ...t }) => t);
+      void tx.objectStore('subjects').put({ ...owner, subject, templates: templates.sort((a, b) => (a.faceId < b.faceId ? -1 : 1)), ...(subject === 's2' ? { lastSeen: 5 } : {}) });
+    }
+    for (const segment of legacy) void tx.objectStore('int8Segments').put(segment);
+    await tx.done;
+    v4.close();
+
+    const store = await openConsistent(name);
+    const db = await raw(name);
+    expect(db.version).toBe(DB_VERSION);
+    expect(await db.getAll('int8Segments')).toEqual(segments);
+    expect((await db.get('subjects', ['app', 'g', 's2']))?.lastSeen).toBe(5);
+    db.close();
+    const compact = new GallerySearchIndex(store, { precision: 'int8' });
+    const exact = new GallerySearchIndex(store, { precision: 'float32' });
+    opened.push(compact, exact);
+    const query = embedding();
+    expect(await compact.searchSubjects(owner, query, 3)).toEqual(await exact.searchSubjects(owner, query, 3));
+    expect(await compact.search(owner, rows[3]!.embedding, 1)).toMatchObject([{ faceId: 'file-face-3', subject: 's0' }]);
+
+    await store.removeSubject('app', 'g', 's0', 'file-face-3');
+    await store.removeSubject('app', 'g', 's1');
+    store.close();
+    const again = await openConsistent(name);
+    const reopened = new GallerySearchIndex(again, { precision: 'int8' });
+    opened.push(reopened);
+    const left = rows.filter((r) => r.faceId !== 'file-face-3' && r.subject !== 's1');
+    for (const r of rows) {
+      const [best] = await reopened.search(owner, r.embedding, 1);
+      if (left.includes(r)) expect(best?.faceId).toBe(r.faceId);
+      else expect(best?.faceId).not.toBe(r.faceId);
+    }
+    expect((await reopened.matrix(owner)).size).toBe(left.length);
   });
 });
 

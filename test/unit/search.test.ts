@@ -10,7 +10,7 @@ import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import { TopK, bestPerGroup, topK } from '../../src/store/rank.ts';
 import { quantiseRows } from '../../src/store/int8-rows.ts';
 import type { IndexRow, Int8SegmentRecord } from '../../src/store/schema.ts';
-import { appendRows, withoutRows } from '../../src/store/segments.ts';
+import { MAX_REWRITE_ROWS, appendRows, rowCount, segmentFaceIds, segmentSubjects, withoutRows } from '../../src/store/segments.ts';
 import { seededRandom as rng } from './helpers/seeded-random.ts';
 
 
@@ -218,21 +218,21 @@ describe('segments', () => {
   it('fill the last segment up to capacity, then open the next seq', () => {
     const random = rng(6);
     const first = appendRows(undefined, owner, rows(random, 5, 4, 3, 'x'), 3);
-    expect(first.segments.map((s) => [s.seq, s.faceIds.length])).toEqual([[0, 3], [1, 2]]);
+    expect(first.segments.map((s) => [s.seq, rowCount(s)])).toEqual([[0, 3], [1, 2]]);
     expect(first.seqs).toEqual([0, 0, 0, 1, 1]);
     const last = first.segments[1]!;
     const ys = rows(random, 2, 4, 3, 'y');
     const next = appendRows(last, owner, ys, 3);
-    expect(next.segments.map((s) => [s.seq, s.faceIds])).toEqual([[1, ['x3', 'x4', 'y0']], [2, ['y1']]]);
+    expect(next.segments.map((s) => [s.seq, segmentFaceIds(s)])).toEqual([[1, ['x3', 'x4', 'y0']], [2, ['y1']]]);
     expect(next.segments[0]!.rows.subarray(2 * 16, 3 * 16)).toEqual(quantiseRows(ys[0]!.embedding, 1, 4).rows);
-    expect(last.faceIds).toEqual(['x3', 'x4']); // inputs are not modified
+    expect(segmentFaceIds(last)).toEqual(['x3', 'x4']); // inputs are not modified
   });
 
   it('keep every row intact and refuse another dimension', () => {
     const random = rng(7);
     const input = rows(random, 7, 5, 2);
     const { segments } = appendRows(undefined, owner, input, 4);
-    const all = segments.flatMap((s) => s.faceIds.map((id, i) => ({ id, subject: s.subjects[i], t: s.timestamps[i], v: Array.from(s.rows.subarray(i * 16, i * 16 + 16)), scale: s.scales[i] })));
+    const all = segments.flatMap((s) => segmentFaceIds(s).map((id, i) => ({ id, subject: segmentSubjects(s)[i], t: s.timestamps[i], v: Array.from(s.rows.subarray(i * 16, i * 16 + 16)), scale: s.scales[i] })));
     expect(all).toEqual(input.map((r) => ({ id: r.faceId, subject: r.subject, t: r.enrollmentTimestamp, v: Array.from(quantiseRows(r.embedding, 1, 5).rows), scale: quantiseRows(r.embedding, 1, 5).scales[0] })));
     expect(() => appendRows(segments[1], owner, rows(random, 1, 6, 1), 4)).toThrow(/5 dimensions; this one has 6/);
   });
@@ -241,11 +241,50 @@ describe('segments', () => {
     const random = rng(8);
     const [segment] = appendRows(undefined, owner, rows(random, 4, 2, 2), 10).segments as [Int8SegmentRecord];
     const rest = withoutRows(segment, new Set(['f1', 'f3']))!;
-    expect(rest.faceIds).toEqual(['f0', 'f2']);
+    expect(segmentFaceIds(rest)).toEqual(['f0', 'f2']);
     expect(Array.from(rest.rows)).toEqual([...segment.rows.subarray(0, 16), ...segment.rows.subarray(32, 48)]);
     expect(Array.from(rest.scales)).toEqual([segment.scales[0], segment.scales[2]]);
     expect(Array.from(rest.timestamps)).toEqual([segment.timestamps[0], segment.timestamps[2]]);
-    expect(withoutRows(segment, new Set(segment.faceIds))).toBeUndefined();
+    expect(withoutRows(segment, new Set(segmentFaceIds(segment)))).toBeUndefined();
+  });
+
+  it('keep UUID face ids as 16 bytes and other ids as strings, subjects once each; round-trip through a matrix', () => {
+    const random = rng(9);
+    const input = rows(random, 6, 4, 2).map((r, i) => (i % 3 === 2 ? r : { ...r, faceId: crypto.randomUUID() }));
+    const [segment] = appendRows(undefined, owner, input, 10).segments as [Int8SegmentRecord];
+    expect(segment.ids.length).toBe(6 * 16);
+    expect(segment.otherIds).toEqual([[2, 'f2'], [5, 'f5']]);
+    expect(segment.subjectNames.length).toBeLessThanOrEqual(2);
+    expect(segmentFaceIds(segment)).toEqual(input.map((r) => r.faceId));
+    expect(segmentSubjects(segment)).toEqual(input.map((r) => r.subject));
+    const rest = withoutRows(segment, new Set([input[0]!.faceId, 'f2']))!;
+    expect(segmentFaceIds(rest)).toEqual([1, 3, 4, 5].map((i) => input[i]!.faceId));
+    expect(rest.otherIds).toEqual([[3, 'f5']]);
+    const matrix = EmbeddingMatrix.fromInt8Blocks([rest]);
+    expect([0, 1, 2, 3].map((r) => matrix.rowRef(r))).toEqual([1, 3, 4, 5].map((i) => ({ faceId: input[i]!.faceId, subject: input[i]!.subject, enrollmentTimestamp: input[i]!.enrollmentTimestamp })));
+    // a block whose ids are partly there already adds only the others
+    expect(matrix.addInt8Block(segment)).toBe(2);
+    expect(matrix.has('f2') && matrix.has(input[0]!.faceId) && matrix.remove('f5')).toBe(true);
+    expect(matrix.size).toBe(5);
+    // stored blocks of UUIDs defer their ids until first looked up; a repeated id (never written by the store) is dropped then
+    const uuids = appendRows(undefined, owner, rows(random, 4, 4, 2).map((r) => ({ ...r, faceId: crypto.randomUUID() })), 10).segments[0]!;
+    const ids = segmentFaceIds(uuids);
+    const reopened = EmbeddingMatrix.fromInt8Blocks([uuids, uuids]);
+    expect([reopened.idsDeferred, reopened.size, reopened.rowRef(5).faceId]).toEqual([true, 8, ids[1]]);
+    expect(reopened.has(ids[2]!)).toBe(true);
+    expect([reopened.idsDeferred, reopened.size]).toEqual([false, 4]);
+    expect([0, 1, 2, 3].map((r) => reopened.rowRef(r).faceId).sort()).toEqual([...ids].sort());
+    expect(reopened.remove(ids[0]!) && !reopened.has(ids[0]!) && reopened.size === 3).toBe(true);
+  });
+
+  it('take a small write into the last segment only while it holds at most MAX_REWRITE_ROWS, or 4 × the rows written', () => {
+    const random = rng(10);
+    const capacity = 4 * MAX_REWRITE_ROWS;
+    const [big] = appendRows(undefined, owner, rows(random, MAX_REWRITE_ROWS + 1, 4, 50, 'b'), capacity).segments as [Int8SegmentRecord];
+    expect(appendRows(big, owner, rows(random, 1, 4, 1, 'e'), capacity).seqs).toEqual([1]); // an enroll opens a new segment
+    const bulk = appendRows(big, owner, rows(random, 200, 4, 5, 'k'), capacity);
+    expect(bulk.seqs.every((seq) => seq === 0)).toBe(true); // 200 rows may rewrite 800
+    expect(rowCount(bulk.segments[0]!)).toBe(MAX_REWRITE_ROWS + 201);
   });
 });
 

@@ -72,6 +72,14 @@ function render(results: SizeResult[], options: { dim: number; perSubject: numbe
         `${ms(m.templates.p50)} | ${ms(m.enroll.p50)} | ${mb(m.memory.total)} | ${m.memory.measuredBytes === undefined ? 'unknown' : mb(m.memory.measuredBytes)} |`,
     );
   }
+  // the reopen's parts, to see what a change to storage or the index build moved
+  const parts = results.flatMap((r) => {
+    const p = r.reopens.map((x) => x.parts).filter((x) => x !== undefined);
+    if (p.length === 0) return [];
+    const m = (f: (x: (typeof p)[number]) => number) => ms(median(p.map(f)));
+    return [`${count(r.templates)}: open ${ms(median(r.reopens.map((x) => x.openMs)))} + read ${m((x) => x.readMs)} + build ${m((x) => x.buildMs)} + search ${m((x) => x.searchMs)}`];
+  });
+  if (parts.length > 0) lines.push('', `Reopen in parts (ms, medians; read = the segments out of IndexedDB in one transaction, build = the matrix and id table from them, search = the first scan and its exact re-scoring): ${parts.join('; ')}.`);
   const largest = results.at(-1);
   if (largest && largest.templates >= 1_000_000) {
     const m = largest.measure;

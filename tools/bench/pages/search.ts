@@ -64,6 +64,8 @@ export interface ReopenResult {
   /** first searchSubjects: the index reads every segment and builds the matrix */
   firstSearchMs: number;
   totalMs: number;
+  /** of firstSearchMs: reading the segments (one transaction, deserialising included), building the matrix, the search itself (scan + exact re-scoring) */
+  parts: { readMs: number; buildMs: number; searchMs: number } | undefined;
 }
 
 const MODEL = 'bench-model';
@@ -220,7 +222,10 @@ async function reopen(options: SearchBenchOptions): Promise<ReopenResult> {
     const matches = await index.searchSubjects({ appId: APP, gallery: GALLERY, modelId: MODEL }, randomVector(options.dim), options.k ?? 10);
     const totalMs = performance.now() - started;
     if (matches.length === 0) throw new Error('reopened gallery is empty');
-    return { openMs, firstSearchMs: totalMs - openMs, totalMs };
+    const build = index.stats().lastBuild;
+    const firstSearchMs = totalMs - openMs;
+    const parts = build && { readMs: build.readMs, buildMs: build.buildMs, searchMs: firstSearchMs - build.readMs - build.buildMs };
+    return { openMs, firstSearchMs, totalMs, parts };
   } finally {
     index.close();
     store.close();
