@@ -4,14 +4,13 @@
 // would, and every state the sync line shows recorded as it changes (a MutationObserver: a poll
 // could miss a page). While the pull has pages to go the bar shows pulled of total; once in,
 // it hides.
-import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PushResponseSchema } from '../../src/sync/protocol.ts';
 import { chromiumArgs, chromiumPath } from '../../tools/browser-env.ts';
-import { until } from './helpers/pages.ts';
-import { ROOT, freshDatabase, startService, type Service } from './helpers/service.ts';
+import { startDevServer, until } from './helpers/pages.ts';
+import { freshDatabase, startService, type Service } from './helpers/service.ts';
 import { enroll } from './helpers/templates.ts';
 
 const APP = { id: 'front-desk', key: 'front-desk-key-123' };
@@ -27,18 +26,12 @@ interface LineState {
 
 let service: Service;
 let vite: ViteDevServer;
+let origin: string;
 let browser: Browser;
 
 beforeAll(async () => {
   service = await startService(await freshDatabase(), { apps: { [APP.id]: APP.key } });
-  vite = await createServer({
-    configFile: path.join(ROOT, 'vite.config.ts'),
-    root: ROOT,
-    logLevel: 'warn',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    optimizeDeps: { entries: ['index.html'] },
-  });
-  await vite.listen();
+  ({ vite, origin } = await startDevServer('index.html'));
   browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 }, 120_000);
 afterAll(async () => {
@@ -68,7 +61,6 @@ it('the Galleries screen shows the bootstrap pull’s progress (pulled of total)
       if (JSON.stringify(seen.at(-1)) !== JSON.stringify(state)) seen.push(state);
     }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   });
-  const origin = new URL(vite.resolvedUrls!.local[0]!).origin;
   await page.goto(`${origin}/#galleries`);
   await page.locator('body[data-engine="ready"]').waitFor({ timeout: 90_000 });
 
