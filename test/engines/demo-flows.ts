@@ -57,17 +57,32 @@ export function demoFlows(browser: () => DrivenBrowser, c: DemoContext): void {
   }, c.step(160_000));
 
   it('demo: Detect & analyse marks the face of a photo', async () => {
-    await run("__demo.give(document.querySelector('#panel-detect input[type=file]'), ['obama.jpg'])", 10_000, 'picking a photo on Detect');
-    // the summary, or the error notice the screen shows instead (fails at once with its text)
-    const shown = await waitInPage(
-      browser(),
-      `(/found in obama\\.jpg/.test(${text('#panel-detect .summary')}) && ${text('#panel-detect .summary')}) || (${text('#panel-detect .notice.error')}.trim() && 'error: ' + ${text('#panel-detect .notice.error')})`,
-      c.limit(90_000),
-      'the Detect summary',
-    );
+    const detect = async (chromiumMs: number) => {
+      // the pick clears the screen's notice at once (src/demo/sections/detect.ts), a previous error too
+      await run("__demo.give(document.querySelector('#panel-detect input[type=file]'), ['obama.jpg'])", 10_000, 'picking a photo on Detect');
+      // the summary, or the error notice the screen shows instead (fails at once with its text)
+      return waitInPage(
+        browser(),
+        `(/found in obama\\.jpg/.test(${text('#panel-detect .summary')}) && ${text('#panel-detect .summary')}) || (${text('#panel-detect .notice.error')}.trim() && 'error: ' + ${text('#panel-detect .notice.error')})`,
+        c.limit(chromiumMs),
+        'the Detect summary',
+      );
+    };
+    let shown = await detect(90_000);
+    // 3001 "the vision worker stopped answering for 60 s … send this one again": the engine's
+    // watchdog (src/engine/vision-client.ts) found its worker silent and replaced it. Seen once in
+    // Firefox in 4 full runs and never reproduced since (docs/testing.md, "Every browser engine"):
+    // the engine's contract is a fresh worker for the next request, so the test sends the photo
+    // again, once, says so loudly and keeps what the page showed in the browser's report
+    if (/vision worker stopped answering/.test(shown)) {
+      const seen = { shown, models: await run("document.body.dataset.models ?? ''", 10_000, 'reading the warm-up state'), pageErrors: browser().pageErrors.slice(-5) };
+      c.report.demoDetectRetried = seen;
+      console.warn(`[engines] ${c.name}: the demo's Detect answered 3001 (worker replaced); sending the photo again: ${JSON.stringify(seen)}`);
+      shown = await detect(40_000);
+    }
     expect(shown).toMatch(/^1 face found in obama\.jpg/);
     expect(await run("document.querySelectorAll('#panel-detect .face-card').length", 10_000, 'counting face cards')).toBe(1);
-  }, c.step(110_000));
+  }, c.step(90_000) + c.step(40_000) + 20_000);
 
   it('demo: Galleries enrolls a person and recognises them in another photo', async () => {
     await run("(location.hash = '#galleries', true)", 10_000, 'opening Galleries');

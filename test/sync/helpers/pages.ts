@@ -29,18 +29,24 @@ export async function until(probe: () => Promise<boolean>, limitMs: number, what
   return performance.now() - began;
 }
 
-export async function startPages(): Promise<Pages> {
-  const vite: ViteDevServer = await createServer({
+/** vite's dev server on the project (COOP/COEP, /ort/), pre-bundling what `entry` (a project path) imports; its origin */
+export async function startDevServer(entry: string): Promise<{ vite: ViteDevServer; origin: string }> {
+  const vite = await createServer({
     configFile: path.join(ROOT, 'vite.config.ts'),
     root: ROOT,
     logLevel: 'warn',
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    optimizeDeps: { entries: ['test/sync/page/index.html'] },
+    optimizeDeps: { entries: [entry] },
   });
   await vite.listen();
   const address = vite.httpServer!.address();
   if (!address || typeof address === 'string') throw new Error('no vite address');
-  const pageUrl = `http://127.0.0.1:${address.port}/test/sync/page/index.html`;
+  return { vite, origin: `http://127.0.0.1:${address.port}` };
+}
+
+export async function startPages(): Promise<Pages> {
+  const { vite, origin } = await startDevServer('test/sync/page/index.html');
+  const pageUrl = `${origin}/test/sync/page/index.html`;
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   const contexts: BrowserContext[] = [];
   return {
