@@ -144,7 +144,8 @@ async function launchFirefox(options: LaunchOptions): Promise<DrivenBrowser> {
     pageErrors,
     async open(url, ms = timeoutMs) {
       const response = await withTimeout(page.goto(url, { waitUntil: 'load', timeout: 0 }), ms, `firefox: opening ${url}`);
-      if (response && !response.ok()) throw new Error(`firefox: opening ${url}: HTTP ${response.status()}`);
+      // 304: the same page again, revalidated from Firefox's cache (a reload)
+      if (response && !response.ok() && response.status() !== 304) throw new Error(`firefox: opening ${url}: HTTP ${response.status()}`);
     },
     async evaluate<T>(expression: string, o: { timeoutMs?: number; what?: string } = {}) {
       const what = `firefox: ${o.what ?? 'evaluate'}`;
