@@ -5,6 +5,8 @@
 // gallery after a page reload. Written into docs/benchmarks.md between the search-bench markers
 // (Chromium) or the search-bench-firefox / search-bench-webkit ones.
 //   --browser chromium|firefox|webkit (tools/harness/harness-session.ts: where each keeps IndexedDB)
+//   --firefox-storage-mb N: Firefox's storage for all sites capped at N MB (its quota manager's
+//     fixed limit; a site gets a fifth of it), to see the engine's answer to a real quota refusal
 //   --sizes 1000,100000,1000000  --dim 128  --per-subject 5  --queries 200  --reloads 3
 //   --console (page logs)  --json (raw results)  --no-write (stdout only)
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +74,8 @@ interface RunConditions {
   others: number | undefined;
   /** 1-minute load average at the start and the end */
   load: [number, number];
+  /** --firefox-storage-mb */
+  storageMB?: number;
 }
 
 function render(results: SizeResult[], failure: SizeFailure | undefined, options: { dim: number; perSubject: number; queries: number }, run: RunConditions): string {
@@ -81,7 +85,8 @@ function render(results: SizeResult[], failure: SizeFailure | undefined, options
     '',
     `- Machine: ${cpus().length} cores, ${cpuModel()}; other processes used ${pct(run.others)} of the CPU during the run (more than a few % inflates the times)` +
       (run.browser === 'chromium' ? '' : `, load average ${run.load.map((l) => l.toFixed(1)).join(' → ')}`),
-    `- Browser: ${BROWSER_SETUP[run.browser](run.version)}; one gallery per size`,
+    `- Browser: ${BROWSER_SETUP[run.browser](run.version)}` +
+      `${run.storageMB === undefined ? '' : `, its storage for all sites capped at ${run.storageMB} MB (dom.quotaManager.temporaryStorage.fixedLimit)`}; one gallery per size`,
     `- Data: synthetic random ${options.dim}-d embeddings (speed and memory only, no accuracy), ${options.perSubject} templates per subject, ` +
       `segments of ${DEFAULT_SEGMENT_ROWS} rows; ${options.queries} timed random queries after warm-up`,
     '- insert = `importTemplates` in calls of 50k (each in transactions of ≤ 5000); stored = `navigator.storage.estimate().usage` per template',
@@ -127,7 +132,7 @@ function render(results: SizeResult[], failure: SizeFailure | undefined, options
 
 /**
  * Replaces only what lies between the browser's markers; creates the file, or adds the markers if
- * missing (another browser's section: before the chapter after Chromium's, else at the end).
+ * missing (Firefox's or WebKit's section: after the search sections there are, else at the end).
  */
 function writeIntoDoc(table: string, browser: BrowserName): void {
   const { start: START, end: END } = markers(browser);
@@ -137,8 +142,9 @@ function writeIntoDoc(table: string, browser: BrowserName): void {
   let base = current;
   if (start < 0 || end < 0) {
     const section = `## ${SECTION_TITLE[browser]}\n\n${START}\n${END}\n`;
-    const chromiumEnd = browser === 'chromium' ? -1 : current.indexOf(markers('chromium').end);
-    const nextChapter = chromiumEnd < 0 ? -1 : current.indexOf('\n## ', chromiumEnd);
+    // after the other browsers' sections, before the chapter that follows them
+    const lastEnd = browser === 'chromium' ? -1 : Math.max(...BROWSER_NAMES.map((b) => current.indexOf(markers(b).end)));
+    const nextChapter = lastEnd < 0 ? -1 : current.indexOf('\n## ', lastEnd);
     base = nextChapter < 0 ? `${current.trimEnd()}\n\n${section}` : `${current.slice(0, nextChapter + 1)}${section}\n${current.slice(nextChapter + 1)}`;
     start = base.indexOf(START);
     end = base.indexOf(END, start);
@@ -150,6 +156,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       browser: { type: 'string', default: 'chromium' },
+      'firefox-storage-mb': { type: 'string' },
       sizes: { type: 'string', default: '1000,100000,1000000' },
       dim: { type: 'string', default: '128' },
       'per-subject': { type: 'string', default: '5' },
@@ -162,6 +169,8 @@ async function main(): Promise<void> {
   });
   const browser = values.browser as BrowserName;
   if (!BROWSER_NAMES.includes(browser)) throw new Error(`--browser must be one of ${BROWSER_NAMES.join(', ')}`);
+  const storageMB = values['firefox-storage-mb'] === undefined ? undefined : Number(values['firefox-storage-mb']);
+  if (storageMB !== undefined && (browser !== 'firefox' || !(storageMB > 0))) throw new Error('--firefox-storage-mb takes a positive number of MB, with --browser firefox');
   const sizes = values.sizes.split(',').map(Number);
   const dim = Number(values.dim);
   const perSubject = Number(values['per-subject']);
@@ -175,7 +184,14 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   const run = await withHarnessSession(
     browser,
-    { console: values.console, callTimeoutMs: 3_600_000, profileDir, optimizeEntries: [PAGE] },
+    {
+      console: values.console,
+      callTimeoutMs: 3_600_000,
+      profileDir,
+      optimizeEntries: [PAGE],
+      // the pref is in KiB
+      ...(storageMB === undefined ? {} : { firefoxPrefs: { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.round((storageMB * 1e6) / 1024) } }),
+    },
     async (session) => {
       await session.open(PAGE);
       const before = cpuSnapshot();
@@ -201,7 +217,9 @@ async function main(): Promise<void> {
         }
       } catch (error) {
         // the sizes measured so far and the cause are the result (e.g. a browser's limit at 1M)
-        failure = { templates: sizes[results.length]!, message: error instanceof Error ? error.message : String(error) };
+        const message = error instanceof Error ? error.message : String(error);
+        // the page's stack frames (Chromium's "at …", Firefox's and WebKit's "fn@url") say nothing the message does not
+        failure = { templates: sizes[results.length]!, message: message.split('\n').filter((line) => !/^\s*at |@(https?|pptr|file):/.test(line)).join(' ') };
         console.log(`${count(failure.templates)}: failed: ${failure.message}`);
       } finally {
         await session.call('cleanup', names).catch(() => {});
@@ -211,7 +229,7 @@ async function main(): Promise<void> {
   ).finally(() => rmSync(profileDir, { recursive: true, force: true }));
 
   if (values.json) console.log(JSON.stringify(run.results, null, 1));
-  const table = render(run.results, run.failure, { dim, perSubject, queries }, { browser, version: run.version, others: run.others, load: [loadBefore, loadavg()[0]!] });
+  const table = render(run.results, run.failure, { dim, perSubject, queries }, { browser, version: run.version, others: run.others, load: [loadBefore, loadavg()[0]!], storageMB });
   console.log(table);
   if (!values['no-write']) {
     writeIntoDoc(table, browser);

@@ -48,6 +48,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** forward the page's console to stdout (Chromium and Firefox) */
   console?: boolean;
+  /** Firefox only: preferences on top of the launcher's (e.g. a storage limit) */
+  firefoxPrefs?: Record<string, unknown>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -127,6 +129,7 @@ async function launchFirefox(options: LaunchOptions): Promise<DrivenBrowser> {
       'browser.safebrowsing.malware.enabled': false,
       'browser.safebrowsing.phishing.enabled': false,
       'datareporting.policy.dataSubmissionEnabled': false,
+      ...options.firefoxPrefs,
     },
   });
   const page = (await browser.pages())[0] ?? (await browser.newPage());

@@ -26,6 +26,8 @@ export interface HarnessSessionOptions {
   profileDir?: string;
   /** the pages whose imports vite pre-bundles at start */
   optimizeEntries?: string[];
+  /** Firefox only: preferences on top of the launcher's */
+  firefoxPrefs?: Record<string, unknown>;
 }
 
 /** How much longer than Chromium a browser may take to start and open a page (WebKit: one thread for everything). */
@@ -40,7 +42,7 @@ export async function withHarnessSession<T>(name: BrowserName, options: HarnessS
   const timeoutMs = 60_000 * SLOWNESS[name];
   const server = await serveDev({ optimizeEntries: options.optimizeEntries });
   try {
-    const browser = await launchBrowser(name, { timeoutMs, console: options.console });
+    const browser = await launchBrowser(name, { timeoutMs, console: options.console, firefoxPrefs: options.firefoxPrefs });
     try {
       return await body({
         browserVersion: browser.version,
