@@ -779,7 +779,10 @@ export class GalleryStore {
         const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
         for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
-          const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
+          // the last segment's key, then the segment: a cursor with values costs Firefox 15 ms
+          // here (it reads ahead several ~70 kB segments), key then get ~1 ms (docs/benchmarks.md)
+          const lastKey = (await segments.openKeyCursor(prefixRange(appId, gallery, modelId), 'prev'))?.primaryKey;
+          const last = lastKey === undefined ? undefined : await segments.get(lastKey);
           // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
           const fresh = firstSeqs !== undefined && !firstSeqs.has(modelId);
           if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);
