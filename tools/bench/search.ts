@@ -81,7 +81,9 @@ interface RunConditions {
 function render(results: SizeResult[], failure: SizeFailure | undefined, options: { dim: number; perSubject: number; queries: number }, run: RunConditions): string {
   const pair = (p: { p50: number; p95: number } | undefined) => (p ? `${ms(p.p50)} / ${ms(p.p95)}` : '—');
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:search\` (tools/bench/search.ts); regenerate rather than edit.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:search${run.browser === 'chromium' ? '' : ` -- --browser ${run.browser}`}\` (tools/bench/search.ts); regenerate rather than edit.` +
+      // a tenth of the CPU to others already moves these times: say so where the numbers are read
+      (run.others !== undefined && run.others > 0.1 ? ` **Loaded machine**: other processes used ${pct(run.others)} of the CPU, every time here is inflated.` : ''),
     '',
     `- Machine: ${cpus().length} cores, ${cpuModel()}; other processes used ${pct(run.others)} of the CPU during the run (more than a few % inflates the times)` +
       (run.browser === 'chromium' ? '' : `, load average ${run.load.map((l) => l.toFixed(1)).join(' → ')}`),
