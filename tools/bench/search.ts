@@ -237,6 +237,7 @@ async function main(): Promise<void> {
     writeIntoDoc(table, browser);
     console.log(`\nwritten to ${DOC}`);
   }
+  if (run.failure) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {
