@@ -720,9 +720,13 @@ export class GalleryStore {
           done++;
         }
       } catch (error) {
-        if (done > 0) {
-          const written = chunks.slice(0, done).flatMap((c) => c.records);
-          const photos = chunks.slice(0, done).flatMap((c) => c.photos);
+        // a chunk refused for quota is undone too: Firefox (153 ESR) aborts its transaction but
+        // keeps the requests queued after the refused one (docs/benchmarks.md, Firefox at 1M)
+        const refused = error instanceof EngineError && error.failure.kind === 'STORAGE_FULL' ? 1 : 0;
+        const undone = chunks.slice(0, done + refused);
+        if (undone.length > 0) {
+          const written = undone.flatMap((c) => c.records);
+          const photos = undone.flatMap((c) => c.photos);
           // once more if the first try fails (a transaction of deletes is not refused for quota)
           await this.undoWrite(appId, gallery, written, photos, before, firstSeqs)
             .catch(() => this.undoWrite(appId, gallery, written, photos, before, firstSeqs))
@@ -782,7 +786,10 @@ export class GalleryStore {
         const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
         for (const [modelId, group] of groupBy(records, (r) => r.modelId)) {
-          const last = (await segments.openCursor(prefixRange(appId, gallery, modelId), 'prev'))?.value;
+          // the last segment's key, then the segment: a cursor with values costs Firefox 15 ms
+          // here (it reads ahead several ~70 kB segments), key then get ~1 ms (docs/benchmarks.md)
+          const lastKey = (await segments.openKeyCursor(prefixRange(appId, gallery, modelId), 'prev'))?.primaryKey;
+          const last = lastKey === undefined ? undefined : await segments.get(lastKey);
           // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
           const fresh = firstSeqs !== undefined && !firstSeqs.has(modelId);
           if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);

@@ -48,6 +48,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** forward the page's console to stdout (Chromium and Firefox) */
   console?: boolean;
+  /** Firefox only: preferences on top of the launcher's (e.g. a storage limit) */
+  firefoxPrefs?: Record<string, unknown>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -127,6 +129,7 @@ async function launchFirefox(options: LaunchOptions): Promise<DrivenBrowser> {
       'browser.safebrowsing.malware.enabled': false,
       'browser.safebrowsing.phishing.enabled': false,
       'datareporting.policy.dataSubmissionEnabled': false,
+      ...options.firefoxPrefs,
     },
   });
   const page = (await browser.pages())[0] ?? (await browser.newPage());
@@ -144,7 +147,8 @@ async function launchFirefox(options: LaunchOptions): Promise<DrivenBrowser> {
     pageErrors,
     async open(url, ms = timeoutMs) {
       const response = await withTimeout(page.goto(url, { waitUntil: 'load', timeout: 0 }), ms, `firefox: opening ${url}`);
-      if (response && !response.ok()) throw new Error(`firefox: opening ${url}: HTTP ${response.status()}`);
+      // 304: the same page again, revalidated from Firefox's cache (a reload)
+      if (response && !response.ok() && response.status() !== 304) throw new Error(`firefox: opening ${url}: HTTP ${response.status()}`);
     },
     async evaluate<T>(expression: string, o: { timeoutMs?: number; what?: string } = {}) {
       const what = `firefox: ${o.what ?? 'evaluate'}`;

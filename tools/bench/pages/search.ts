@@ -30,8 +30,8 @@ export interface Percentiles {
 
 export interface SeedResult {
   insertMs: number;
-  /** navigator.storage.estimate().usage after seeding, per template */
-  storedBytesPerTemplate: number;
+  /** navigator.storage.estimate().usage after seeding, per template; undefined where the browser has no estimate (WebKitGTK) */
+  storedBytesPerTemplate?: number;
 }
 
 export interface MeasureResult {
@@ -104,6 +104,13 @@ async function time<T>(work: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - started, value];
 }
 
+/** A refused import as the bench reports it: how far the seeding got and the engine's error code. */
+function seedFailure(error: unknown, stored: number): Error {
+  const code = (error as { failure?: { code?: number } } | undefined)?.failure?.code;
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new Error(`seeding failed after ${stored} templates were stored: ${code === undefined ? '' : `error ${code}, `}${what}`);
+}
+
 async function seed(options: SearchBenchOptions): Promise<SeedResult> {
   await deleteDB(options.name);
   const store = await GalleryStore.open({ name: options.name, broadcast: false });
@@ -115,14 +122,14 @@ async function seed(options: SearchBenchOptions): Promise<SeedResult> {
       for (let i = from; i < Math.min(options.templates, from + batch); i++) {
         items.push({ subject: `subject-${Math.floor(i / options.perSubject)}`, template: templateOf(randomVector(options.dim)) });
       }
-      const [ms] = await time(() => store.importTemplates(APP, GALLERY, items));
+      const [ms] = await time(() => store.importTemplates(APP, GALLERY, items)).catch((error: unknown) => Promise.reject(seedFailure(error, from)));
       insertMs += ms;
     }
   } finally {
     store.close();
   }
-  const { usage = 0 } = await navigator.storage.estimate();
-  return { insertMs, storedBytesPerTemplate: usage / options.templates };
+  const usage = navigator.storage?.estimate ? (await navigator.storage.estimate()).usage : undefined;
+  return { insertMs, storedBytesPerTemplate: usage === undefined ? undefined : usage / options.templates };
 }
 
 /** The page's and its workers' memory as Chromium measures it (cross-origin isolated pages only). */
