@@ -58,7 +58,9 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
   let terminated = false;
   /** init()'s environment, replayed into a restarted worker */
   let env: RuntimeEnv | undefined;
-  let pending = 0;
+  /** the calls waiting for an answer (method and start), named when the watchdog gives up on the worker */
+  const pending = new Map<number, { method: string; since: number }>();
+  let nextCall = 0;
   let watchdog: ReturnType<typeof setInterval> | undefined;
   let pingSince: number | undefined;
 
@@ -101,25 +103,32 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
 
   function checkPulse(): void {
     const incarnation = current;
-    if (!incarnation || incarnation.dead || pending === 0) return;
+    if (!incarnation || incarnation.dead || pending.size === 0) return;
     if (pingSince !== undefined) {
       if (performance.now() - pingSince > unresponsiveMs) {
         pingSince = undefined;
-        incarnation.kill(deadWorker(`stopped answering for ${Math.round(unresponsiveMs / 1000)} s (it crashed or ran out of memory)`));
+        incarnation.kill(deadWorker(`stopped answering for ${Math.round(unresponsiveMs / 1000)} s (it crashed or ran out of memory; ${waitingOn()})`));
       }
       return;
     }
     pingSince = performance.now();
-    incarnation.remote.backendInfo().then(
-      () => {
-        if (current === incarnation) pingSince = undefined;
-      },
-      () => {},
-    );
+    // a rejected ping is an answer too (e.g. a failed init): only silence counts
+    const answered = () => {
+      if (current === incarnation) pingSince = undefined;
+    };
+    incarnation.remote.backendInfo().then(answered, answered);
+  }
+
+  /** e.g. "waiting on analyze (71 s), warmUp (80 s)": what to look at when a worker hangs */
+  function waitingOn(): string {
+    const now = performance.now();
+    const calls = [...pending.values()].map((c) => `${c.method} (${Math.round((now - c.since) / 1000)} s)`);
+    return `waiting on ${calls.join(', ')}`;
   }
 
   async function call(method: string, args: unknown[]): Promise<unknown> {
-    pending++;
+    const id = nextCall++;
+    pending.set(id, { method, since: performance.now() });
     watchdog ??= setInterval(checkPulse, pingEveryMs);
     try {
       const incarnation = await live();
@@ -129,8 +138,8 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       incarnation.answered = true;
       return value;
     } finally {
-      pending--;
-      if (pending === 0) {
+      pending.delete(id);
+      if (pending.size === 0) {
         clearInterval(watchdog);
         watchdog = undefined;
         pingSince = undefined;

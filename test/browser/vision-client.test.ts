@@ -27,7 +27,7 @@ describe('vision worker client', () => {
     const error = await api.hang!().catch((e: unknown) => e);
     expect(performance.now() - begun).toBeLessThan(10_000);
     expect((error as EngineError).failure).toMatchObject({ code: 3001 });
-    expect((error as EngineError).message).toMatch(/stopped answering.*restarted/);
+    expect((error as EngineError).message).toMatch(/stopped answering.*waiting on hang \(\d+ s\).*restarted/);
 
     const after = (await api.backendInfo!()) as { startedAt: number; env: unknown };
     expect(vision.restarts()).toBe(1);
