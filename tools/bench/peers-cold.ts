@@ -99,7 +99,7 @@ async function secondVisit(baseUrl: string, path: string): Promise<PeerCold> {
 }
 
 /** where the engine's first answer went (its diagnostics), for the cold-start log line */
-function firstAnswerNote(result: PeerCold): string {
+export function firstAnswerNote(result: PeerCold): string {
   const first = result.runtime.firstAnswer;
   if (!first) return '';
   const stages = Object.entries(first.stages).filter(([k, v]) => k !== 'total' && v >= 1);
