@@ -42,7 +42,7 @@ import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, rowCount, segmentFaceIds, segmentSubjects, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
-import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, writable, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
   /** IndexedDB database name: the engine's "storage name" option (default DEFAULT_STORAGE_NAME) */
@@ -460,7 +460,8 @@ export class GalleryStore {
   async setGalleryOptions(appId: string, gallery: string, options: GalleryOptions): Promise<void> {
     checked(GalleryNameSchema, gallery);
     const parsed = checked(GalleryOptionsSchema, options);
-    const tx = (await this.db()).transaction('options', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('options', 'readwrite'));
     await this.bounded(tx, async (enqueue) => enqueue(tx.store.put({ ...parsed, appId, gallery })));
   }
 
@@ -474,7 +475,8 @@ export class GalleryStore {
   /** Retention from 'lastSeen': records that these subjects were recognised or verified at `at` (absent ones are skipped). */
   async touchSubjects(appId: string, gallery: string, subjects: readonly string[], at: number): Promise<void> {
     if (subjects.length === 0) return;
-    const tx = (await this.db()).transaction('subjects', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('subjects', 'readwrite'));
     await this.bounded(tx, async (enqueue) => {
       for (const subject of new Set(subjects)) {
         const record = await tx.store.get([appId, gallery, subject]);
@@ -569,7 +571,8 @@ export class GalleryStore {
 
   /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. Returns the removed face ids. */
   async removeGallery(appId: string, gallery: string): Promise<string[]> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     const { faceIds, scrubbed } = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       const removed = await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery);
@@ -591,7 +594,8 @@ export class GalleryStore {
    * id was not found". A subject goes with its last template, a gallery with its last subject.
    */
   async removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<SubjectRemoval> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     const subjects = tx.objectStore('subjects');
     const outbox = tx.objectStore('outbox');
     const images = tx.objectStore('images');
@@ -763,7 +767,8 @@ export class GalleryStore {
   ): Promise<void> {
     const { records, photos } = chunk;
     // the sync's outbox entry for this chunk commits with it (its journal); an undone chunk's goes in undoWrite
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     await this.bounded(
       tx,
       async (enqueue) => {
@@ -833,7 +838,12 @@ export class GalleryStore {
     before: ReadonlySet<string>,
     firstSeqs: ReadonlyMap<string, number>,
   ): Promise<void> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    // only deletes unless subjects that were there took templates: then Firefox's cleanup transaction
+    // (quota checks off) may do it; a segment another write has extended meanwhile needs a put,
+    // which that refuses (InvalidStateError): the caller's second try gets an ordinary one
+    const deletesOnly = before.size === 0 || !records.some((r) => before.has(r.subject));
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'), deletesOnly);
     await this.bounded(
       tx,
       async (enqueue) => {
