@@ -6,7 +6,7 @@
 // that writes, and removing is how a user makes room.
 import type { IDBPDatabase } from 'idb';
 import type { AuditEvent, GalleryDB } from './schema.ts';
-import type { Enqueue, atomically } from './transaction.ts';
+import { writable, type Enqueue, type atomically } from './transaction.ts';
 
 type Db = IDBPDatabase<GalleryDB>;
 type Bounded = <T>(tx: Parameters<typeof atomically>[0], work: (enqueue: Enqueue) => Promise<T>) => Promise<T>;
@@ -43,7 +43,8 @@ export class AuditLog {
   /** Appends events; every so often trims the oldest beyond the bound. */
   async append(events: readonly AuditEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const tx = (await this.db()).transaction('audit', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('audit', 'readwrite'));
     const trim = (this.appended += events.length) >= Math.max(1, Math.floor(this.maxEvents / 100));
     if (trim) this.appended = 0;
     await this.bounded(tx, async (enqueue) => {

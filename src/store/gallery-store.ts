@@ -42,7 +42,7 @@ import { AuditLog, scrubSubjects } from './audit-log.ts';
 import { OutboxStore, dropQueuedEnrolls } from './outbox-store.ts';
 import { IMPORT_CHUNK_LIMITS, importChunks, type ChunkLimits, type ChunkPhoto, type WriteChunk } from './import-chunks.ts';
 import { DEFAULT_SEGMENT_ROWS, appendRows, rowCount, segmentFaceIds, segmentSubjects, withoutRows, type IndexBlock, type Int8Block } from './segments.ts';
-import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from './transaction.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, writable, type Enqueue } from './transaction.ts';
 
 export interface GalleryStoreOptions {
   /** IndexedDB database name: the engine's "storage name" option (default DEFAULT_STORAGE_NAME) */
@@ -123,6 +123,34 @@ export interface GalleryContents {
 interface TakenIds {
   ids: Set<string> | undefined;
 }
+
+/** What a write's transactions found before their first request: what its undo may take back. */
+interface WriteScope {
+  /** a bulk write: its first chunk of a model opens a segment of its own (undone by deleting it whole) */
+  fresh: boolean;
+  /** per model, the first segment the write wrote to */
+  firstSeqs: Map<string, number>;
+  /** the write's subjects that had a record before it (one transaction's: a bulk write reads the gallery's instead) */
+  existed: Set<string>;
+  /** the write added rows to a segment that held rows before it */
+  extended: boolean;
+}
+
+/** What undoing a write may take back, all of it recorded before the write began. */
+interface Undo {
+  /** the gallery did not exist: its key ranges go whole */
+  galleryCreated: boolean;
+  /** subjects the write created (a bulk write's): their key ranges go whole; any other loses only the write's templates and photos */
+  createdSubjects: ReadonlySet<string>;
+  firstSeqs: ReadonlyMap<string, number>;
+  /** the undo will put (a subject that was there took templates, a segment that held rows took some): not in Firefox's deletes-only cleanup transaction */
+  rewrites: boolean;
+}
+
+/** between tries of an undo refused for quota */
+const UNDO_RETRY_MS = 250;
+
+const isStorageFull = (error: unknown) => error instanceof EngineError && error.failure.kind === 'STORAGE_FULL';
 
 /** segments per getAll while building an index: bounds the transient copy, not the result */
 const SEGMENTS_PER_READ = 32;
@@ -460,7 +488,8 @@ export class GalleryStore {
   async setGalleryOptions(appId: string, gallery: string, options: GalleryOptions): Promise<void> {
     checked(GalleryNameSchema, gallery);
     const parsed = checked(GalleryOptionsSchema, options);
-    const tx = (await this.db()).transaction('options', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('options', 'readwrite'));
     await this.bounded(tx, async (enqueue) => enqueue(tx.store.put({ ...parsed, appId, gallery })));
   }
 
@@ -474,7 +503,8 @@ export class GalleryStore {
   /** Retention from 'lastSeen': records that these subjects were recognised or verified at `at` (absent ones are skipped). */
   async touchSubjects(appId: string, gallery: string, subjects: readonly string[], at: number): Promise<void> {
     if (subjects.length === 0) return;
-    const tx = (await this.db()).transaction('subjects', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('subjects', 'readwrite'));
     await this.bounded(tx, async (enqueue) => {
       for (const subject of new Set(subjects)) {
         const record = await tx.store.get([appId, gallery, subject]);
@@ -569,7 +599,8 @@ export class GalleryStore {
 
   /** /gallery/remove: the gallery with all its subjects, templates and photos; 5004. Returns the removed face ids. */
   async removeGallery(appId: string, gallery: string): Promise<string[]> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     const { faceIds, scrubbed } = await this.bounded(tx, async (enqueue) => {
       await requireGallery(tx.objectStore('subjects'), appId, gallery);
       const removed = await faceIdsOf(tx.objectStore('int8Segments'), appId, gallery);
@@ -591,7 +622,8 @@ export class GalleryStore {
    * id was not found". A subject goes with its last template, a gallery with its last subject.
    */
   async removeSubject(appId: string, gallery: string, subject: string, faceId?: string): Promise<SubjectRemoval> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     const subjects = tx.objectStore('subjects');
     const outbox = tx.objectStore('outbox');
     const images = tx.objectStore('images');
@@ -706,31 +738,41 @@ export class GalleryStore {
       for (const [blob, imageKey] of own) photos.push({ subject, imageKey, bytes: await blob.arrayBuffer(), type: blob.type });
     }
 
+    // a transaction refused for quota is undone too: Firefox (153 ESR) aborts it but keeps the
+    // requests queued after the refused one (docs/benchmarks.md, Firefox at 1M)
     const chunks = importChunks(records, photos, this.chunkLimits);
     if (chunks.length === 1) {
-      await this.writeChunk(appId, gallery, chunks[0]!, kept, taken, now);
+      const scope: WriteScope = { fresh: false, firstSeqs: new Map(), existed: new Set(), extended: false };
+      try {
+        await this.writeChunk(appId, gallery, chunks[0]!, kept, taken, now, scope);
+      } catch (error) {
+        if (isStorageFull(error)) {
+          const undo = { galleryCreated: false, createdSubjects: new Set<string>(), firstSeqs: scope.firstSeqs, rewrites: scope.existed.size > 0 || scope.extended };
+          if (await this.undoing(appId, gallery, records, photos, undo)) this.feed.publish({ kind: 'rebuild', appId, gallery });
+        }
+        throw error;
+      }
     } else {
       // a bulk import: several transactions, undone together if one fails (nothing half-written)
       const before = await this.subjectsOf(appId, gallery);
-      const firstSeqs = new Map<string, number>();
+      const scope: WriteScope = { fresh: true, firstSeqs: new Map(), existed: new Set(), extended: false };
       let done = 0;
       try {
         for (const chunk of chunks) {
-          await this.writeChunk(appId, gallery, chunk, kept, taken, now, firstSeqs);
+          await this.writeChunk(appId, gallery, chunk, kept, taken, now, scope);
           done++;
         }
       } catch (error) {
-        // a chunk refused for quota is undone too: Firefox (153 ESR) aborts its transaction but
-        // keeps the requests queued after the refused one (docs/benchmarks.md, Firefox at 1M)
-        const refused = error instanceof EngineError && error.failure.kind === 'STORAGE_FULL' ? 1 : 0;
-        const undone = chunks.slice(0, done + refused);
+        const undone = chunks.slice(0, done + (isStorageFull(error) ? 1 : 0));
         if (undone.length > 0) {
           const written = undone.flatMap((c) => c.records);
-          const photos = undone.flatMap((c) => c.photos);
-          // once more if the first try fails (a transaction of deletes is not refused for quota)
-          await this.undoWrite(appId, gallery, written, photos, before, firstSeqs)
-            .catch(() => this.undoWrite(appId, gallery, written, photos, before, firstSeqs))
-            .catch(() => {});
+          const undo: Undo = {
+            galleryCreated: before.size === 0,
+            createdSubjects: new Set(written.flatMap((r) => (before.has(r.subject) ? [] : [r.subject]))),
+            firstSeqs: scope.firstSeqs,
+            rewrites: written.some((r) => before.has(r.subject)),
+          };
+          await this.undoing(appId, gallery, written, undone.flatMap((c) => c.photos), undo);
           this.feed.publish({ kind: 'rebuild', appId, gallery }); // an index may have read the part written
         }
         throw error;
@@ -758,12 +800,13 @@ export class GalleryStore {
     kept: ReadonlySet<TemplateRecord>,
     taken: TakenIds,
     now: number,
-    /** a bulk write's first segment per model, filled in by its first chunk of that model */
-    firstSeqs?: Map<string, number>,
+    /** filled in before the first request: what the write's undo may take back */
+    scope: WriteScope,
   ): Promise<void> {
     const { records, photos } = chunk;
     // the sync's outbox entry for this chunk commits with it (its journal); an undone chunk's goes in undoWrite
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'));
     await this.bounded(
       tx,
       async (enqueue) => {
@@ -782,6 +825,7 @@ export class GalleryStore {
         }
         const bySubject = groupBy(records, (r) => r.subject);
         const before = await existingSubjects(subjects, appId, gallery, [...bySubject.keys()]);
+        for (const subject of before.keys()) scope.existed.add(subject);
         for (const { subject, imageKey, bytes, type } of photos) enqueue(tx.objectStore('images').put({ appId, gallery, subject, imageKey, bytes, type }));
         const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
@@ -791,9 +835,11 @@ export class GalleryStore {
           const lastKey = (await segments.openKeyCursor(prefixRange(appId, gallery, modelId), 'prev'))?.primaryKey;
           const last = lastKey === undefined ? undefined : await segments.get(lastKey);
           // a bulk write starts segments of its own, so undoing it deletes them and writes nothing
-          const fresh = firstSeqs !== undefined && !firstSeqs.has(modelId);
-          if (fresh) firstSeqs.set(modelId, last ? last.seq + 1 : 0);
-          const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows, fresh);
+          const first = !scope.firstSeqs.has(modelId);
+          const packed = appendRows(last, { appId, gallery, modelId }, group.map(indexRow), this.segmentRows, scope.fresh && first);
+          const firstSeq = packed.seqs[0]!;
+          if (first) scope.firstSeqs.set(modelId, firstSeq);
+          if (first && firstSeq === last?.seq) scope.extended = true;
           group.forEach((record, i) => (record.segment = packed.seqs[i]!));
           for (const segment of packed.segments) writer.put(segment);
         }
@@ -819,56 +865,95 @@ export class GalleryStore {
   }
 
   /**
-   * Takes back what a failed bulk write committed, with deletes only (a store over its quota
-   * refuses any transaction that puts, but not one that deletes): the gallery if the write
-   * created it; else the subjects it created, its templates and photos in the subjects that
-   * were there, and the segments it started (rewritten instead only if another write has
-   * added rows to them meanwhile). One transaction: deletes of whole ranges and keys are small.
+   * Takes back what a failed write stored (undoWrite). When that needs puts (subjects that were
+   * there get their records back), the write's photos go first in a transaction of deletes:
+   * Chromium refuses any put while the refused transaction's bytes still count, and lets go of
+   * them lazily (import-quota e2e failed 6 of 17 runs; tries alone stayed refused for 20 s at
+   * 62 MB of a 40 MB quota);
+   * the photos are most of the bytes, and a template without its photo is a state the store
+   * knows (store_image: false). undoWrite is tried again at once if it fails (a segment another
+   * write extended meanwhile needs a put, which Firefox's cleanup transaction refuses; the next
+   * try gets an ordinary one), then every UNDO_RETRY_MS while refused for quota, within the
+   * store's bound. Whether rows were taken out (an index may have read them).
    */
-  private async undoWrite(
-    appId: string,
-    gallery: string,
-    records: readonly TemplateRecord[],
-    photos: readonly ChunkPhoto[],
-    before: ReadonlySet<string>,
-    firstSeqs: ReadonlyMap<string, number>,
-  ): Promise<void> {
-    const tx = (await this.db()).transaction(WRITE_STORES, 'readwrite');
-    await this.bounded(
+  private async undoing(appId: string, gallery: string, records: readonly TemplateRecord[], photos: readonly ChunkPhoto[], undo: Undo): Promise<boolean> {
+    if (undo.rewrites && photos.length > 0) await this.deletePhotos(appId, gallery, photos).catch(() => {});
+    const until = Date.now() + this.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.undoWrite(appId, gallery, records, photos, undo);
+      } catch (error) {
+        if (attempt > 0 && !(isStorageFull(error) && Date.now() < until)) return false;
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, UNDO_RETRY_MS));
+      }
+    }
+  }
+
+  /** Deletes these photos (a failed write's own: their keys are random UUIDs), in a transaction of deletes. */
+  private async deletePhotos(appId: string, gallery: string, photos: readonly ChunkPhoto[]): Promise<void> {
+    const db = await this.db();
+    const tx = writable(() => db.transaction('images', 'readwrite'), true);
+    await this.bounded(tx, async (enqueue) => {
+      for (const p of photos) enqueue(tx.store.delete([appId, gallery, p.subject, p.imageKey]));
+    });
+  }
+
+  /**
+   * Takes back what a failed write stored (a bulk write's committed chunks; what Firefox kept of
+   * a transaction it refused for quota), by deletes where it can (a store over its quota refuses
+   * any transaction that puts, but not one that deletes): the gallery if the write created it;
+   * the subjects a bulk write created; else, subject by subject, the write's templates and
+   * photos (a record left without templates is deleted, one with others gets them back: the one
+   * put), and the write's rows from the segments it wrote to (a bulk write's own, deleted
+   * whole). Only what the write itself stored: never a template, photo or row that was there.
+   * One transaction: deletes of whole ranges and keys are small. Whether rows were taken out.
+   */
+  private async undoWrite(appId: string, gallery: string, records: readonly TemplateRecord[], photos: readonly ChunkPhoto[], undo: Undo): Promise<boolean> {
+    const db = await this.db();
+    // only deletes: Firefox's cleanup transaction (quota checks off) may do it
+    const tx = writable(() => db.transaction(WRITE_STORES, 'readwrite'), undo.galleryCreated || !undo.rewrites);
+    return this.bounded(
       tx,
       async (enqueue) => {
-        // the committed chunks' queued enrolls go with them (never sent: nothing was written)
+        // the write's queued enrolls go with it (never sent: nothing was written)
         const outbox = tx.objectStore('outbox');
-        if (before.size === 0) {
+        if (undo.galleryCreated) {
           for (const name of STORE_NAMES) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery)));
           await dropQueuedEnrolls(outbox, prefixRange(appId, gallery), enqueue);
-          return;
+          return true;
         }
-        for (const subject of new Set(records.map((r) => r.subject))) if (!before.has(subject)) await dropQueuedEnrolls(outbox, prefixRange(appId, gallery, subject), enqueue);
-        for (const r of records) if (before.has(r.subject)) await dropQueuedEnrolls(outbox, IDBKeyRange.only([appId, gallery, r.subject, r.faceId]), enqueue);
+        const created = undo.createdSubjects;
+        let changed = created.size > 0;
+        for (const subject of created) await dropQueuedEnrolls(outbox, prefixRange(appId, gallery, subject), enqueue);
+        for (const r of records) if (!created.has(r.subject)) await dropQueuedEnrolls(outbox, IDBKeyRange.only([appId, gallery, r.subject, r.faceId]), enqueue);
         const ours = new Set(records.map((r) => r.faceId));
         const subjects = tx.objectStore('subjects');
         for (const subject of new Set(records.map((r) => r.subject))) {
-          if (!before.has(subject)) {
+          if (created.has(subject)) {
             for (const name of ['images', 'subjects'] as const) enqueue(tx.objectStore(name).delete(prefixRange(appId, gallery, subject)));
             continue;
           }
-          // a subject that was there keeps its record without the write's templates: the one put of an undo
           const record = await subjects.get([appId, gallery, subject]);
           const rest = record?.templates.filter((t) => !ours.has(t.faceId));
-          if (record && rest && rest.length < record.templates.length) enqueue(rest.length > 0 ? subjects.put({ ...record, templates: rest }) : subjects.delete([appId, gallery, subject]));
+          if (!record || !rest || rest.length === record.templates.length) continue;
+          enqueue(rest.length > 0 ? subjects.put({ ...record, templates: rest }) : subjects.delete([appId, gallery, subject]));
+          changed = true;
         }
-        for (const p of photos) if (before.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
+        // photo keys are the write's own (random UUIDs)
+        for (const p of photos) if (!created.has(p.subject)) enqueue(tx.objectStore('images').delete([appId, gallery, p.subject, p.imageKey]));
         const segments = tx.objectStore('int8Segments');
         const writer = segmentWriter(tx, enqueue);
-        for (const [modelId, first] of firstSeqs) {
+        for (const [modelId, first] of undo.firstSeqs) {
           const range = IDBKeyRange.bound([appId, gallery, modelId, first], [appId, gallery, modelId, []]);
           for (const segment of await segments.getAll(range)) {
             const rest = withoutRows(segment, ours);
+            if (rest && rowCount(rest) === rowCount(segment)) continue;
             if (rest) writer.put(rest);
             else writer.delete([appId, gallery, modelId, segment.seq]);
+            changed = true;
           }
         }
+        return changed;
       },
       records.length,
     );

@@ -3,7 +3,7 @@
 // reads them in order and deletes them once the service answered. Values are opaque here.
 import type { IDBPDatabase } from 'idb';
 import type { GalleryDB, OutboxRecord } from './schema.ts';
-import type { Enqueue, atomically } from './transaction.ts';
+import { writable, type Enqueue, type atomically } from './transaction.ts';
 
 type Db = IDBPDatabase<GalleryDB>;
 type Bounded = <T>(tx: Parameters<typeof atomically>[0], work: (enqueue: Enqueue) => Promise<T>) => Promise<T>;
@@ -39,7 +39,8 @@ export class OutboxStore {
   /** Queues changes that no gallery write of this moment describes (recovery, migration). */
   async add(records: readonly OutboxRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const tx = (await this.db()).transaction('outbox', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('outbox', 'readwrite'));
     await this.bounded(tx, async (enqueue) => {
       for (const record of records) enqueue(tx.store.add(record));
     });
@@ -56,7 +57,8 @@ export class OutboxStore {
 
   async remove(keys: readonly number[]): Promise<void> {
     if (keys.length === 0) return;
-    const tx = (await this.db()).transaction('outbox', 'readwrite');
+    const db = await this.db();
+    const tx = writable(() => db.transaction('outbox', 'readwrite'));
     await this.bounded(tx, async (enqueue) => {
       for (const key of keys) enqueue(tx.store.delete(key));
     });

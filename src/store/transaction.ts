@@ -83,6 +83,27 @@ export function storageTimeout(timeoutMs: number): EngineError {
 }
 
 /**
+ * A readwrite transaction that may put: `open()`'s, or a second one when the first came back in
+ * Firefox's 'cleanup' mode. Firefox makes the first readwrite transaction a connection opens
+ * after one of its transactions was aborted for quota a cleanup one: it may delete (with quota
+ * checks off, and frees space at its commit) but a put throws InvalidStateError ("a mutation
+ * operation was attempted on a database that did not allow mutations"). A write that only
+ * deletes (`deletesOnly`: undoing a refused write) keeps it; otherwise it commits empty and
+ * the next one is an ordinary readwrite transaction.
+ */
+export function writable<Tx extends { readonly mode: string }>(open: () => Tx, deletesOnly = false): Tx {
+  const tx = open();
+  return tx.mode === 'cleanup' && !deletesOnly ? open() : tx;
+}
+
+/** Settles when the transaction has ended (committed or aborted), whatever its requests did. */
+function endOf(tx: Pick<EventTarget, 'addEventListener'>): Promise<void> {
+  return new Promise((resolve) => {
+    for (const type of ['complete', 'abort']) tx.addEventListener(type, () => resolve(), { once: true });
+  });
+}
+
+/**
  * Runs `work` in `tx` and resolves once the transaction has committed. If `work` throws, any
  * request fails or `timeoutMs` passes first, the transaction is aborted, so nothing `work`
  * wrote persists, and the error is rethrown as the engine's typed error (storageError).
@@ -98,6 +119,9 @@ export async function atomically<T>(
   /** about how many bytes the work writes: weighed against the quota if the browser refuses it as over quota */
   writeBytes = 0,
 ): Promise<T> {
+  // idb's tx.done rejects at a failed request's 'error' event, which comes before the
+  // transaction's 'abort': Firefox marks the connection as over quota at the abort (writable)
+  const ended = endOf(tx);
   const requests: Promise<unknown>[] = [];
   const enqueue: Enqueue = (request) => {
     // an aborted transaction fails every pending request; those must not surface as unhandled
@@ -127,7 +151,7 @@ export async function atomically<T>(
     run.catch(() => {});
     abort();
     // a browser that never settles the transaction must not hold the caller: bounded wait
-    await Promise.race([tx.done.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000))]);
     const reason = reasonOf(error, tx.error);
     throw isQuotaError(reason) ? quotaError(await quotaEstimate(), writeBytes) : storageError(reason);
   } finally {

@@ -1,8 +1,11 @@
 // Runs in test/e2e/pages/store-quota.html, driven by store-quota.e2e.test.ts: bulk imports of
 // the gallery store (in transactions of 50 templates) into an origin whose quota Chromium was
 // told to keep small before the page first touched storage.
+import { openDB } from 'idb';
 import { EngineError } from '../../../src/errors.ts';
-import { GallerySearchIndex, GalleryStore, type ImportItem } from '../../../src/store/index.ts';
+import { GallerySearchIndex, GalleryStore, type GalleryDB, type ImportItem } from '../../../src/store/index.ts';
+import { prefixRange } from '../../../src/store/key-range.ts';
+import { segmentFaceIds } from '../../../src/store/segments.ts';
 import { expose } from '../../../tools/harness/page.ts';
 
 /** random bytes: IndexedDB compresses values, and zeros would take no room */
@@ -23,15 +26,31 @@ function items(count: number, prefix: string): ImportItem[] {
   }));
 }
 
-/** What a gallery holds, as listings, export and the search index see it. */
+/**
+ * Every record of the gallery's key range, read raw from another connection: what no listing
+ * shows (a photo or segment row without a subject record) counts too. (No sync: no outbox.)
+ */
+async function stored(gallery: string): Promise<{ subjects: number; images: number; segmentIds: string[] }> {
+  const db = await openDB<GalleryDB>('store-quota');
+  try {
+    const range = prefixRange('app', gallery);
+    const segments = await db.getAll('int8Segments', range);
+    return { subjects: await db.count('subjects', range), images: await db.count('images', range), segmentIds: segments.flatMap(segmentFaceIds).sort() };
+  } finally {
+    db.close();
+  }
+}
+
+/** What a gallery holds, as listings, export, the search index and the raw records see it. */
 async function contents(gallery: string): Promise<string> {
   const s = store!;
-  if (!(await s.galleryExists('app', gallery))) return 'absent';
+  const raw = await stored(gallery);
+  if (!(await s.galleryExists('app', gallery))) return raw.images + raw.segmentIds.length === 0 ? 'absent' : `absent, but ${JSON.stringify(raw)}`;
   const read = await s.readGallery('app', gallery, { images: true });
   const index = new GallerySearchIndex(s, { crossTab: false });
   const rows = (await index.matrix({ appId: 'app', gallery, modelId: 'm' })).size;
   index.close();
-  return JSON.stringify({ subjects: await s.listSubjects('app', gallery), faceIds: read.templates.map((t) => t.faceId).sort(), photos: read.images.length, rows });
+  return JSON.stringify({ subjects: await s.listSubjects('app', gallery), faceIds: read.templates.map((t) => t.faceId).sort(), photos: read.images.length, rows, raw });
 }
 
 async function importing(gallery: string, count: number, prefix: string): Promise<{ ok: true; templates: number } | { ok: false; code: number; message: string }> {
