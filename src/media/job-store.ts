@@ -10,7 +10,7 @@
 // browser never settles is aborted and reported, never left waiting.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import { EngineError } from '../errors.ts';
-import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, type Enqueue } from '../store/transaction.ts';
+import { DEFAULT_TRANSACTION_TIMEOUT_MS, atomically, withinTime, writable, type Enqueue } from '../store/transaction.ts';
 import type { CompleteMedia, JobRecord, SourceRecord, StoredSourceRecord } from './schema.ts';
 
 export const MEDIA_DB_VERSION = 1;
@@ -74,7 +74,7 @@ export class JobStore {
   /** A new job and its source, atomically. */
   async create(job: JobRecord, source: SourceRecord): Promise<void> {
     const stored = await storedSource(source);
-    const tx = this.db.transaction(['jobs', 'sources'], 'readwrite');
+    const tx = writable(() => this.db.transaction(['jobs', 'sources'], 'readwrite'));
     await atomically(
       tx,
       async (enqueue) => {
@@ -113,7 +113,7 @@ export class JobStore {
    * undefined to leave it. Resolves to the stored record, undefined when the job is gone.
    */
   async updateJob(appId: string, id: string, change: (job: JobRecord) => JobRecord | undefined): Promise<JobRecord | undefined> {
-    const tx = this.db.transaction('jobs', 'readwrite');
+    const tx = writable(() => this.db.transaction('jobs', 'readwrite'));
     return atomically(
       tx,
       async () => {
@@ -162,7 +162,7 @@ export class JobStore {
     id: string,
     write: (job: JobRecord, tx: IDBPTransaction<MediaDB, typeof STORES, 'readwrite'>, enqueue: Enqueue) => void,
   ): Promise<boolean> {
-    const tx = this.db.transaction(STORES, 'readwrite');
+    const tx = writable(() => this.db.transaction(STORES, 'readwrite'));
     return atomically(
       tx,
       async (enqueue) => {
@@ -177,7 +177,7 @@ export class JobStore {
 
   /** Removes the job, its source and its result at once; false when there was no such job. */
   async delete(appId: string, id: string): Promise<boolean> {
-    const tx = this.db.transaction(['jobs', 'sources', 'results'], 'readwrite');
+    const tx = writable(() => this.db.transaction(['jobs', 'sources', 'results'], 'readwrite'));
     const key: Key = [appId, id];
     return atomically(
       tx,

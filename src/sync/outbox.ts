@@ -11,6 +11,7 @@
 // Its former `outbox` store (before the galleries' database had one) is moved over at open.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { OutboxStore } from '../store/outbox-store.ts';
+import { writable } from '../store/transaction.ts';
 import type { Box, OutboxRecord } from '../store/schema.ts';
 
 /** A local change as queued: plain data (it never leaves the device in this form). */
@@ -130,7 +131,7 @@ export class Outbox {
 
   /** Forgets template ids removed here (every id of `gallery` without `templateIds`). */
   async forget(gallery: string, templateIds?: readonly string[]): Promise<void> {
-    const tx = this.db.transaction('known', 'readwrite');
+    const tx = writable(() => this.db.transaction('known', 'readwrite'));
     if (templateIds === undefined) {
       await Promise.all([tx.store.delete(this.galleryRange(gallery)), tx.done]);
       return;
