@@ -1,7 +1,5 @@
 // Library build (`npm run build:lib`, also run by `npm pack`): the installable package in dist/lib.
 //   dist/lib/index.js                 the entry (src/package/index.ts): createEngine, shims, router, schemas
-//   dist/lib/options-*.js, engine-*.js  its chunks: what the entry exports, and the engine it
-//                                     import()s once the worker has started (src/engine/engine-start.ts)
 //   dist/lib/index.d.ts …             types (tsconfig.lib.json)
 //   dist/lib/assets/vision.worker.js  the vision worker: one self-contained file (ORT inlined)
 //   dist/lib/ort/                     ONNX Runtime's WASM files (from the ort-assets plugin)

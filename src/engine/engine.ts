@@ -11,7 +11,7 @@
 import type { z } from 'zod';
 import type { DetectRequest, DetectResponse } from '../api/detect-schema.ts';
 import { emotionErrorBody, faceErrorBody, type EmotionErrorBody, type FaceErrorBody } from '../api/error-body.ts';
-import type { ApiOptionsInput } from '../api/options.ts';
+import { resolveApiOptions, type ApiOptionsInput } from '../api/options.ts';
 import { handleRequest, type HandleOptions } from '../api/router.ts';
 import {
   REQUEST_SCHEMAS,
@@ -24,7 +24,7 @@ import {
   type Services,
 } from '../api/services.ts';
 import { parseRequest } from '../api/validate.ts';
-import type { RuntimeEnvInput } from '../env.ts';
+import { resolveRuntimeEnv, type RuntimeEnvInput } from '../env.ts';
 import { toResult } from '../errors.ts';
 import { raceAbort } from '../intake/abort.ts';
 import { detect } from '../service/detect.ts';
@@ -58,8 +58,8 @@ import { recognitionStore } from '../store/recognition-adapter.ts';
 import type { ModelWarmUp } from '../worker/model-registry.ts';
 import type { BackendInfo } from '../worker/ort-backend.ts';
 import { TimingsFeed, type EngineDiagnostics } from './diagnostics.ts';
-import { startEngine, type EngineStart } from './engine-start.ts';
-import { platformInfo } from './platform.ts';
+import { platformInfo, requireBrowser } from './platform.ts';
+import { startVisionWorker } from './vision-client.ts';
 import { workerVisionPort } from './vision-port.ts';
 // sync (team galleries through the sync service, docs/sync.md): absent option = nothing changes
 import { DISABLED_STATUS, startSync, type Sync, type SyncOptionsInput, type SyncStatus, type SyncStatusListener } from '../sync/index.ts';
@@ -213,18 +213,17 @@ export interface Engine {
 const RETENTION_SWEEP_MS = 3_600_000;
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  return assembleEngine(startEngine(options), options);
-}
-
-/** The rest of createEngine(), once the worker's init is under way (src/engine/engine-start.ts). */
-export async function assembleEngine(start: EngineStart, options: EngineOptions): Promise<Engine> {
-  const { started, api, env, vision } = start;
+  const started = performance.now();
+  requireBrowser();
+  const api = resolveApiOptions(options);
+  const vision = startVisionWorker(options.workerUrl);
+  const env = resolveRuntimeEnv(options);
   // the gallery database opens while the worker starts ORT (not after it: createEngine waits for both)
   const galleriesOpening = GalleryStore.open({ name: api.storageName, timeoutMs: api.storageTimeoutMs });
   galleriesOpening.catch(() => {}); // awaited below; a failure surfaces there
   let backend: BackendInfo;
   try {
-    backend = await start.init;
+    backend = await vision.api.init(env);
   } catch (error) {
     vision.terminate();
     void galleriesOpening.then((g) => g.close(), () => {});

@@ -2,15 +2,10 @@
 // everything src/index.ts exports, with createEngine() finding the package's own worker, ORT
 // files and models next to this module (src/package/files.ts), so it needs no options in an
 // app that installed the package. modelBaseUrl / ortWasmBaseUrl / workerUrl still override.
-// createEngine() starts the worker's init first and only then loads the rest of the engine
-// (services, store, sync: a second chunk, dist/lib/engine-*.js) with import(): the worker
-// compiles ORT while the page evaluates that code (docs/benchmarks.md, cold start).
-import type { Engine, EngineOptions } from '../engine/engine.ts';
-import { startEngine } from '../engine/engine-start.ts';
+import { createEngine as createEngineWith, type Engine, type EngineOptions } from '../engine/engine.ts';
 import { fileUrls, MODEL_DIR, ORT_DIR, workerFileUrl, type PackageFile } from './files.ts';
 
-export * from '../exports.ts';
-export type { CallOptions, Engine, EngineOptions, WarmUpReport } from '../engine/engine.ts';
+export * from '../index.ts';
 export { CAPABILITIES, modelsFor, type Capability, type CapabilityName } from '../models/capabilities.ts';
 export { engineFiles, type EngineFile, type EngineFilesOptions, type PackageFile } from './files.ts';
 
@@ -24,30 +19,23 @@ export interface PackageEngineOptions extends EngineOptions {
 }
 
 /** The engine, with the package's own files unless options name others. */
-export async function createEngine(options: PackageEngineOptions = {}): Promise<Engine> {
+export function createEngine(options: PackageEngineOptions = {}): Promise<Engine> {
   const { webgpu, ...engineOptions } = options;
   const ownOrt = options.ortFiles === undefined && options.ortWasmBaseUrl === undefined;
   let backend = options.backend;
   if (ownOrt && !webgpu) {
     if (backend === 'webgpu') {
-      throw new Error("backend 'webgpu' needs ORT's WebGPU build: import { webgpuFiles } from 'kairos-in-browser/webgpu' and pass createEngine({ webgpu: webgpuFiles })");
+      return Promise.reject(
+        new Error("backend 'webgpu' needs ORT's WebGPU build: import { webgpuFiles } from 'kairos-in-browser/webgpu' and pass createEngine({ webgpu: webgpuFiles })"),
+      );
     }
     backend = 'wasm';
   }
-  const resolved: EngineOptions = {
+  return createEngineWith({
     ...engineOptions,
     backend,
     workerUrl: options.workerUrl ?? workerFileUrl(),
     modelFiles: options.modelFiles ?? (options.modelBaseUrl === undefined ? fileUrls(MODEL_DIR) : undefined),
     ortFiles: options.ortFiles ?? (ownOrt ? { ...fileUrls(ORT_DIR), ...fileUrls(ORT_DIR, webgpu) } : undefined),
-  };
-  const start = startEngine(resolved);
-  let rest: typeof import('../engine/engine.ts');
-  try {
-    rest = await import('../engine/engine.ts');
-  } catch (error) {
-    start.vision.terminate(); // the chunk could not load: no engine will own this worker
-    throw error;
-  }
-  return rest.assembleEngine(start, resolved);
+  });
 }

@@ -34,7 +34,7 @@ const LAYERS: readonly { name: string; members: readonly string[] }[] = [
   // the main-thread façade that wires everything
   { name: 'engine', members: ['engine'] },
   // the public entries and the demo app
-  { name: 'entries', members: ['index.ts', 'exports.ts', 'package', 'demo'] },
+  { name: 'entries', members: ['index.ts', 'package', 'demo'] },
 ];
 
 function sourceFiles(dir: string): string[] {
