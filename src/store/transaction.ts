@@ -122,6 +122,8 @@ export async function atomically<T>(
   // idb's tx.done rejects at a failed request's 'error' event, which comes before the
   // transaction's 'abort': Firefox marks the connection as over quota at the abort (writable)
   const ended = endOf(tx);
+  // when work fails before awaiting it, nobody awaits tx.done: its rejection is expected, not unhandled
+  tx.done.catch(() => {});
   const requests: Promise<unknown>[] = [];
   const enqueue: Enqueue = (request) => {
     // an aborted transaction fails every pending request; those must not surface as unhandled
