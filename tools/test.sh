@@ -31,17 +31,20 @@ mkdir -p test-results
 echo "== type check"
 npx tsc --noEmit
 status=0
+# a project can exit non-zero with every test passed (vitest's unhandled errors are not in its JSON report)
+red=""
 echo "== Node tests (pure code, model conversion and parity)"
-npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json || status=1
+npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json || { status=1; red="$red unit"; }
 echo "== browser tests (headless Chromium)"
-npx vitest run --project browser --reporter=default --reporter=json --outputFile.json=test-results/browser.json || status=1
+npx vitest run --project browser --reporter=default --reporter=json --outputFile.json=test-results/browser.json || { status=1; red="$red browser"; }
 echo "== demo page end to end (production build, Playwright in Chromium; screenshots in test-results/screenshots)"
-npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=test-results/e2e.json || status=1
+npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json=test-results/e2e.json || { status=1; red="$red e2e"; }
 echo "== the npm package in fresh vite, webpack and no-bundler apps (npm pack, offline install, Chromium)"
-npx vitest run --project package --reporter=default --reporter=json --outputFile.json=test-results/package.json || status=1
+npx vitest run --project package --reporter=default --reporter=json --outputFile.json=test-results/package.json || { status=1; red="$red package"; }
 echo "== sync service and engine sync on a throwaway PostgreSQL (tools/test-postgres.sh)"
-sh tools/test-postgres.sh npx vitest run --project sync --reporter=default --reporter=json --outputFile.json=test-results/sync.json || status=1
+sh tools/test-postgres.sh npx vitest run --project sync --reporter=default --reporter=json --outputFile.json=test-results/sync.json || { status=1; red="$red sync"; }
 echo "== the engine's and the demo's flows in Chromium, Firefox and WebKit (production build; WebKit under Xvfb)"
-npx vitest run --project engines --reporter=default --reporter=json --outputFile.json=test-results/engines.json || status=1
+npx vitest run --project engines --reporter=default --reporter=json --outputFile.json=test-results/engines.json || { status=1; red="$red engines"; }
 node tools/test-summary.mjs test-results/unit.json test-results/browser.json test-results/e2e.json test-results/package.json test-results/sync.json test-results/engines.json || status=1
+[ -z "$red" ] || echo "projects that exited non-zero (failed tests or unhandled errors, see their output above):$red"
 exit $status
