@@ -87,16 +87,22 @@ export class FaceIdTable {
    * a reopen builds the table from them without a string.
    */
   trySetBytes(row: number, source: Uint8Array, at: number): boolean {
-    if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
     const bytes = this.bytes;
     const to = row * 16;
     for (let i = 0; i < 16; i++) bytes[to + i] = source[at + i]!;
-    let s = this.home(bytes, to);
+    if (!this.place(row)) return false;
+    this.packed[row] = 1;
+    return true;
+  }
+
+  /** Puts `row` (its bytes in place) into the slots, unless a row already there has its id (false). */
+  private place(row: number): boolean {
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
+    let s = this.home(this.bytes, row * 16);
     for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
       const other = this.slots[s]!;
       if (this.packed[other] && this.sameRows(other, row)) return false;
     }
-    this.packed[row] = 1;
     this.slots[s] = row;
     this.used++;
     return true;
@@ -144,22 +150,9 @@ export class FaceIdTable {
   index(): number[] {
     const duplicates: number[] = [];
     for (let row = this.deferFrom; row < this.deferTo; row++) {
-      if ((this.used + 1) * 2 > this.slots.length) this.rehash(Math.max(1024, this.slots.length * 2));
-      let s = this.home(this.bytes, row * 16);
-      let duplicate = false;
-      for (; this.slots[s] !== EMPTY; s = (s + 1) & this.mask) {
-        if (this.packed[this.slots[s]!] && this.sameRows(this.slots[s]!, row)) {
-          duplicate = true;
-          break;
-        }
-      }
-      if (duplicate) {
-        this.packed[row] = 0;
-        duplicates.push(row);
-        continue;
-      }
-      this.slots[s] = row;
-      this.used++;
+      if (this.place(row)) continue;
+      this.packed[row] = 0;
+      duplicates.push(row);
     }
     this.deferFrom = this.deferTo = 0;
     return duplicates;
