@@ -53,6 +53,16 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * The same failure with its "nothing was stored / changed" clause replaced by `remains`: a
+ * failed write whose undo did not finish must not claim that nothing is left of it.
+ */
+export function withWhatRemains(error: EngineError, remains: string): EngineError {
+  const { kind, message } = error.failure;
+  const clause = /nothing was (stored|changed)/;
+  return new EngineError(kind, clause.test(message) ? message.replace(clause, remains) : `${message}; ${remains}`);
+}
+
 export type Result<T> = { ok: true; value: T } | { ok: false; error: EngineFailure };
 
 /** Runs `work`, turning an EngineError into a failure value; other errors propagate as bugs. */

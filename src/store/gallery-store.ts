@@ -4,7 +4,7 @@
 // Committed writes are announced (changes.ts) so search indexes stay current.
 import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { z } from 'zod';
-import { EngineError } from '../errors.ts';
+import { EngineError, withWhatRemains } from '../errors.ts';
 import { ChangeFeed, MAX_IDS_PER_NOTICE, MAX_ROWS_PER_NOTICE, changeChannelName, type ChangeListener } from './changes.ts';
 import { newFaceId } from './face-id.ts';
 import { pastGroup, prefixRange } from './key-range.ts';
@@ -145,6 +145,18 @@ interface Undo {
   firstSeqs: ReadonlyMap<string, number>;
   /** the undo will put (a subject that was there took templates, a segment that held rows took some): not in Firefox's deletes-only cleanup transaction */
   rewrites: boolean;
+}
+
+/** How undoing a failed write ended: rows taken out of segments an index may have read, or not finished. */
+type UndoOutcome = 'rows taken out' | 'nothing taken out' | 'not undone';
+
+/** A failed write's error once its undo did not finish: it no longer says that nothing was stored. */
+function notUndone(error: unknown, templates: number, gallery: string): unknown {
+  if (!(error instanceof EngineError)) return error;
+  return withWhatRemains(
+    error,
+    `the write could not be fully taken back: up to ${templates} of its templates may remain in gallery "${gallery}" (see /gallery/view_subject and remove what should not be there)`,
+  );
 }
 
 /** between tries of an undo refused for quota */
@@ -748,7 +760,9 @@ export class GalleryStore {
       } catch (error) {
         if (isStorageFull(error)) {
           const undo = { galleryCreated: false, createdSubjects: new Set<string>(), firstSeqs: scope.firstSeqs, rewrites: scope.existed.size > 0 || scope.extended };
-          if (await this.undoing(appId, gallery, records, photos, undo)) this.feed.publish({ kind: 'rebuild', appId, gallery });
+          const undone = await this.undoing(appId, gallery, records, photos, undo);
+          if (undone !== 'nothing taken out') this.feed.publish({ kind: 'rebuild', appId, gallery });
+          if (undone === 'not undone') throw notUndone(error, records.length, gallery);
         }
         throw error;
       }
@@ -772,8 +786,9 @@ export class GalleryStore {
             firstSeqs: scope.firstSeqs,
             rewrites: written.some((r) => before.has(r.subject)),
           };
-          await this.undoing(appId, gallery, written, undone.flatMap((c) => c.photos), undo);
+          const outcome = await this.undoing(appId, gallery, written, undone.flatMap((c) => c.photos), undo);
           this.feed.publish({ kind: 'rebuild', appId, gallery }); // an index may have read the part written
+          if (outcome === 'not undone') throw notUndone(error, written.length, gallery);
         }
         throw error;
       }
@@ -874,16 +889,17 @@ export class GalleryStore {
    * knows (store_image: false). undoWrite is tried again at once if it fails (a segment another
    * write extended meanwhile needs a put, which Firefox's cleanup transaction refuses; the next
    * try gets an ordinary one), then every UNDO_RETRY_MS while refused for quota, within the
-   * store's bound. Whether rows were taken out (an index may have read them).
+   * store's bound. Whether rows were taken out (an index may have read them), or that the undo
+   * did not finish (what is left of the write is then unknown).
    */
-  private async undoing(appId: string, gallery: string, records: readonly TemplateRecord[], photos: readonly ChunkPhoto[], undo: Undo): Promise<boolean> {
+  private async undoing(appId: string, gallery: string, records: readonly TemplateRecord[], photos: readonly ChunkPhoto[], undo: Undo): Promise<UndoOutcome> {
     if (undo.rewrites && photos.length > 0) await this.deletePhotos(appId, gallery, photos).catch(() => {});
     const until = Date.now() + this.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.undoWrite(appId, gallery, records, photos, undo);
+        return (await this.undoWrite(appId, gallery, records, photos, undo)) ? 'rows taken out' : 'nothing taken out';
       } catch (error) {
-        if (attempt > 0 && !(isStorageFull(error) && Date.now() < until)) return false;
+        if (attempt > 0 && !(isStorageFull(error) && Date.now() < until)) return 'not undone';
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, UNDO_RETRY_MS));
       }
     }

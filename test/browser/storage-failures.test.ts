@@ -150,6 +150,38 @@ describe('no storage call hangs', () => {
   });
 });
 
+describe('a refused bulk import whose undo cannot finish', () => {
+  it('answers 3004 saying what may remain of it, not that nothing was stored', async () => {
+    const store = await GalleryStore.open({ name: dbName(), timeoutMs: 3000, chunkLimits: { rows: 2, bytes: 1e6 } });
+    // the second transaction is refused as Chromium refuses one past the quota…
+    const seen = new Set<IDBTransaction>();
+    patchPut(function (original, value, key) {
+      seen.add(this.transaction);
+      const request = original.call(this, value, key);
+      if (seen.size === 2) {
+        this.transaction.abort();
+        Object.defineProperty(this.transaction, 'error', { value: new DOMException('', 'QuotaExceededError') });
+      }
+      return request;
+    });
+    // …and the undo's deletes fail (a browser that refuses those too)
+    const originalDelete = IDBObjectStore.prototype.delete;
+    IDBObjectStore.prototype.delete = () => {
+      throw new DOMException('injected by the test', 'UnknownError');
+    };
+    restores.push(() => (IDBObjectStore.prototype.delete = originalDelete));
+    const items = ['a', 'b', 'c', 'd'].map((subject) => ({ subject, template: template() }));
+    const error = await store.importTemplates('a', 'g', items).catch((e: unknown) => e);
+    restores.splice(0).forEach((restore) => restore());
+    expect((error as EngineError).failure).toMatchObject({ code: 3004 });
+    expect((error as EngineError).message).toMatch(/^storage is full: .*up to 4 of its templates may remain in gallery "g"/);
+    expect((error as EngineError).message).not.toContain('nothing was stored');
+    // what it says may remain is what remains: the first transaction's two subjects
+    expect(await snapshot(store, 'a')).toEqual({ g: { a: [expect.any(String)], b: [expect.any(String)] } });
+    store.close();
+  });
+});
+
 describe('a full storage quota, as the browser reports it', () => {
   // the real quota (Chromium's quota override, which applies only to an origin whose storage
   // is not in use yet) is tested on the demo page: test/e2e/storage-quota.e2e.test.ts
