@@ -273,7 +273,7 @@ describe('limits and live nudges', () => {
     }
   });
 
-  it('a push to one process nudges an event stream on another within a second', async () => {
+  it('a push to one process nudges an event stream on another (LISTEN/NOTIFY; printed: typically well under a second)', async () => {
     const controller = new AbortController();
     const response = await fetch(`${two.url}/v1/events`, { headers: headers(A.id, A.key), signal: controller.signal });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
@@ -286,7 +286,9 @@ describe('limits and live nudges', () => {
     while (!text.includes('event: change')) text += decoder.decode((await reader.read()).value);
     const ms = performance.now() - began;
     controller.abort();
-    expect(ms).toBeLessThan(1000);
+    // without the NOTIFY it never comes (no server-side poll): the bound only spares a busy machine
+    console.log(`sync: a push to one process nudged another's event stream after ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(5000);
     expect(text).toContain(`"seq":${r!.status === 'accepted' ? r!.seq : -1}`);
     // and an unauthenticated stream is refused like any request
     expect((await fetch(`${two.url}/v1/events`)).status).toBe(401);
