@@ -6,8 +6,7 @@
 // and the search (matrix.ts) takes every row that could be in the exact top k by that bound,
 // then scores those exactly from their stored float32 embeddings (search-index.ts). Each row
 // keeps its own e_row (a byte: errorCode), not the largest of all: the margin of a pair of rows
-// is then their two errors, not twice the worst row's. The few dozen rows the scan lists are
-// scored again against x itself (|x·r − x·(q·s)| ≤ e_row), so their bounds lose the query's term.
+// is then their two errors, not twice the worst row's.
 //
 // The scan is a 1.1 kB WebAssembly SIMD module, tools/wasm/int8-scan.wat assembled: it scores
 // every row and counts the scores into a histogram, from which the search (matrix.ts) picks a
@@ -137,8 +136,8 @@ export function storedErrorCodes(block: StoredRows, dim: number): Uint8Array {
   return block.errors ?? Uint8Array.from(block.scales, (scale) => errorCode(block.error, scale, dim));
 }
 
-/** A listed row scored again (score's `rescore`): x·(q·s) in float64, off from x·r by at most `bound`. */
-export type Rescore = (row: number) => { score: number; bound: number };
+/** Per listed row, the bound of its approximate score's error (score's `boundOf`). */
+export type RowBound = (row: number) => number;
 
 /**
  * Rows as int8 in a WebAssembly.Memory laid out [query int16 | rows | scales | scratch: scores,
@@ -243,13 +242,11 @@ export class Int8Rows {
   }
 
   /**
-   * Approximate cosine similarity of `query` with rows [0, count), and how far a row's exact
-   * score can lie from it (`bound`: the largest row error plus the query's). The scores are a
-   * view of scratch memory, valid until the next call. `rescore` scores one row again with the
-   * query unquantised (x·(q·s), a dot product in JavaScript): its error is the row's own alone,
-   * and its score plus that bound is at most its scan score plus `bound`.
+   * Approximate cosine similarity of `query` with rows [0, count), each row's bound of its
+   * error (`boundOf`) and the largest of them (`bound`). The scores are a view of scratch
+   * memory, valid until the next call.
    */
-  score(query: ArrayLike<number>, count: number): { scores: Float32Array; bound: number; rescore: Rescore } {
+  score(query: ArrayLike<number>, count: number): { scores: Float32Array; bound: number; boundOf: RowBound } {
     // the query normalised in float32, as the exact scoring (matrix.ts) normalises it
     const x = new Float32Array(this.dim);
     let sum = 0;
@@ -262,19 +259,13 @@ export class Int8Rows {
     // the scan's products carry a factor 256 (tools/wasm/int8-scan.wat): an exact power of two
     this.scan.score(this.queryBytes, 0, this.scalesAt(), this.scoresAt(), count, this.stride, scale / 256, this.histogramAt());
     this.scanned = count === 0 ? 0 : Math.ceil(count / 4) * 4;
+    const bound = (rowError: number) => rowError + error * (1 + rowError) + ROUNDING;
     const scales = new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity);
-    const rows = new Int8Array(this.memory.buffer, this.queryBytes, this.capacity * this.stride);
     const codes = this.errorCodes;
     return {
       scores: new Float32Array(this.memory.buffer, this.scoresAt(), count),
-      // the scan's error, and the rescore's ROUNDING on top: what `rescore` can add to a scan score
-      bound: this.largestError * (1 + 1e-6) + error * (1 + this.largestError) + 2 * ROUNDING,
-      rescore: (row) => {
-        let dot = 0;
-        for (let j = 0, at = row * this.stride; j < this.dim; j++) dot += x[j]! * rows[at + j]!;
-        // |x·r − x·(q·s)| = |x·(r − q·s)| ≤ ‖x‖·e_row, ‖x‖ = 1 up to float32 rounding
-        return { score: dot * scales[row]!, bound: codes[row]! * errorStep(scales[row]!, this.dim) * (1 + 1e-6) + ROUNDING };
-      },
+      bound: bound(this.largestError),
+      boundOf: (row) => bound(codes[row]! * errorStep(scales[row]!, this.dim)),
     };
   }
 

@@ -319,9 +319,7 @@ export class EmbeddingMatrix {
    * The candidates (candidate-set.ts) among the rows that the scan lists: every group whose
    * best is ≥ some L is seen, best included, among the rows with s ≥ L, so the rows above a
    * threshold L that the scan's histogram guesses (a few dozen) decide, unless a row below L
-   * could still reach the floor (its scan score + the largest bound), when L is lowered and they
-   * are listed again. The listed rows are scored again with the query unquantised (a few dozen
-   * dot products in JavaScript), so each one's bound is its own quantisation error alone.
+   * could still reach the floor (s + the largest bound), when L is lowered and they are listed again.
    */
   private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): CandidateSet {
     if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
@@ -329,17 +327,15 @@ export class EmbeddingMatrix {
     if (this.count === 0) return none;
     this.checkQuery(query);
     if (!(k > 0)) return none;
-    const { scores, bound, rescore } = this.int8.score(query, this.count);
+    const { scores, bound, boundOf } = this.int8.score(query, this.count);
     for (let want = 4 * k + 16; ; want *= 8) {
       // float32, as the scan compares: what is listed is exactly the rows with s ≥ lowest
       const lowest = Math.fround(this.int8.threshold(want) - 2 * bound);
       const rows = this.int8.above(scores, lowest);
-      // the listed rows scored again without the query's quantisation: tighter bounds
-      const rescored = rows.map(rescore);
       const set = new CandidateSet({
         rows,
-        scores: rescored.map((r) => r.score),
-        bounds: rescored.map((r) => r.bound),
+        scores: rows.map((r) => scores[r]!),
+        bounds: rows.map(boundOf),
         groups: groups ? rows.map((r) => groups[r]!) : rows,
         k,
         minSimilarity,
