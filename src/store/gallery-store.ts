@@ -158,12 +158,6 @@ const SEGMENTS_PER_READ = 32;
 /** What an index is built from: float32 segments, or their int8 rows as stored. */
 export type IndexBlocks = { precision: 'float32'; blocks: IndexBlock[] } | { precision: 'int8'; blocks: Int8Block[] };
 
-/** A template to read the embedding of (templateEmbeddings). */
-export interface TemplateRef {
-  subject: string;
-  faceId: string;
-}
-
 /** The `modelId` templates of these subjects as one float32 block. */
 function float32Block(subjects: readonly SubjectRecord[], modelId: string): IndexBlock {
   const rows = subjects.flatMap((s) => s.templates.filter((t) => t.modelId === modelId).map((t) => ({ subject: s.subject, t })));
@@ -686,23 +680,15 @@ export class GalleryStore {
   }
 
   /**
-   * The stored embeddings of templates (undefined for one that is gone), read in rounds in one
-   * readonly transaction: `next` gets each round's embeddings (refs' order) and names the next
-   * round's templates, none to stop. What an int8 search index scores its candidates with
-   * exactly; a subject's record is read once, whichever rounds name its templates.
+   * The stored embeddings of these templates (undefined for one that is gone), in one readonly
+   * transaction: what an int8 search index scores its candidates with exactly.
    */
-  async templateEmbeddings(appId: string, gallery: string, refs: readonly TemplateRef[], next: (embeddings: (Float32Array | undefined)[]) => readonly TemplateRef[] = () => []): Promise<void> {
-    if (refs.length === 0) return;
+  async templateEmbeddings(appId: string, gallery: string, refs: readonly { subject: string; faceId: string }[]): Promise<(Float32Array | undefined)[]> {
+    if (refs.length === 0) return [];
     const tx = (await this.db()).transaction('subjects');
     return this.bounded(tx, async () => {
-      const held = new Map<string, Map<string, SubjectTemplate>>();
-      // requests only, no other await: the transaction stays open from round to round
-      for (let round = refs; round.length > 0; ) {
-        const missing = round.map((r) => r.subject).filter((subject) => !held.has(subject));
-        const read = await templatesOf(tx.store, appId, gallery, missing);
-        for (const subject of missing) held.set(subject, read.get(subject) ?? new Map());
-        round = next(round.map((r) => held.get(r.subject)?.get(r.faceId)?.embedding));
-      }
+      const held = await templatesOf(tx.store, appId, gallery, refs.map((r) => r.subject));
+      return refs.map((r) => held.get(r.subject)?.get(r.faceId)?.embedding);
     });
   }
 

@@ -11,7 +11,6 @@ import { dimensionMismatch, rowCount, segmentFaceIds, segmentSubjects, type Inde
 import type { IndexRow } from './schema.ts';
 import { FaceIdTable } from './face-id-table.ts';
 import { Int8Rows } from './int8-rows.ts';
-import { CandidateSet } from './candidate-set.ts';
 import { createKernel, ROW_ALIGN_BYTES, type KernelChoice, type KernelKind, type ScoreKernel } from './kernel.ts';
 import { bestPerGroup, topK } from './rank.ts';
 
@@ -301,46 +300,56 @@ export class EmbeddingMatrix {
 
   /**
    * int8: the rows that may be among the k most similar templates with similarity ≥
-   * minSimilarity (their exact scores decide: int8-rows.ts has the bound, candidate-set.ts the rule).
+   * minSimilarity, ascending (their exact scores decide: int8-rows.ts has the bound).
    */
-  templateCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): CandidateSet {
+  templateCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
     return this.candidates(query, k, minSimilarity, undefined);
   }
 
   /**
    * int8: the rows that may be the best template of one of the k subjects whose best template
-   * is most similar (at least minSimilarity).
+   * is most similar (at least minSimilarity), ascending.
    */
-  subjectCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): CandidateSet {
+  subjectCandidates(query: ArrayLike<number>, k: number, minSimilarity = -Infinity): number[] {
     return this.candidates(query, k, minSimilarity, this.rowSubject);
   }
 
   /**
-   * The candidates (candidate-set.ts) among the rows that the scan lists: every group whose
-   * best is ≥ some L is seen, best included, among the rows with s ≥ L, so the rows above a
-   * threshold L that the scan's histogram guesses (a few dozen) decide, unless a row below L
-   * could still reach the floor (s + the largest bound), when L is lowered and they are listed again.
+   * The rows that may be the best row of one of the k groups (subjects, or each row its own)
+   * whose best row scores highest, at least minSimilarity. Each row's exact score lies in
+   * [s − b, s + b] (s its approximate score, b its own error bound: int8-rows.ts), so a group's
+   * best is at least the highest s − b of its rows, and the k-th highest group best at least
+   * the k-th highest of those, kth. A row can be one of the answer's only if its s + b reaches
+   * kth, minSimilarity, and every s − b of its group. Every group whose best is ≥ some L is
+   * seen, best included, among the rows with s ≥ L: so the rows above a threshold L that the
+   * scan's histogram guesses (a few dozen) decide, unless a row below L could still reach the
+   * floor (s + largest b), when L is lowered and they are listed again.
    */
-  private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): CandidateSet {
+  private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): number[] {
     if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
-    const none = new CandidateSet({ rows: [], scores: [], bounds: [], groups: [], k, minSimilarity });
-    if (this.count === 0) return none;
+    if (this.count === 0) return [];
     this.checkQuery(query);
-    if (!(k > 0)) return none;
+    if (!(k > 0)) return [];
     const { scores, bound, boundOf } = this.int8.score(query, this.count);
     for (let want = 4 * k + 16; ; want *= 8) {
       // float32, as the scan compares: what is listed is exactly the rows with s ≥ lowest
       const lowest = Math.fround(this.int8.threshold(want) - 2 * bound);
       const rows = this.int8.above(scores, lowest);
-      const set = new CandidateSet({
-        rows,
-        scores: rows.map((r) => scores[r]!),
-        bounds: rows.map(boundOf),
-        groups: groups ? rows.map((r) => groups[r]!) : rows,
-        k,
-        minSimilarity,
+      const bounds = rows.map(boundOf);
+      // per group, the highest s − b of its listed rows: a lower bound of its best exact score
+      const floorOf = new Map<number, number>();
+      rows.forEach((r, i) => {
+        const group = groups ? groups[r]! : r;
+        const low = scores[r]! - bounds[i]!;
+        if (!(floorOf.get(group)! >= low)) floorOf.set(group, low);
       });
-      if (set.floor - bound >= lowest) return set; // else a row below what was listed could reach the floor
+      const kth = floorOf.size >= k ? [...floorOf.values()].sort((a, b) => b - a)[k - 1]! : -Infinity;
+      const floor = Math.max(kth, minSimilarity);
+      if (floor - bound < lowest) continue; // a row below what was listed could reach the floor
+      return rows.filter((r, i) => {
+        const high = scores[r]! + bounds[i]!;
+        return high >= floor && high >= floorOf.get(groups ? groups[r]! : r)!;
+      });
     }
   }
 

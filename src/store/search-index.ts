@@ -15,7 +15,6 @@ import type { GalleryStore, IndexBlocks } from './gallery-store.ts';
 import { int8Available } from './int8-rows.ts';
 import type { KernelChoice } from './kernel.ts';
 import { EmbeddingMatrix, type MatrixOptions, type SubjectMatch, type TemplateMatch } from './matrix.ts';
-import type { CandidateSet } from './candidate-set.ts';
 
 export interface IndexTarget {
   appId: string;
@@ -51,10 +50,6 @@ export interface IndexStats {
   rowsRemoved: number;
   /** matrices dropped to be read again (`rebuild`/`reset` notices) */
   invalidations: number;
-  /** int8 searches, their candidates, and the candidates' embeddings read to score them exactly (fewer: candidate-set.ts) */
-  compactSearches: number;
-  candidateRows: number;
-  rowsRescored: number;
   /** matrices held now, their rows and approximate bytes */
   matrices: number;
   rows: number;
@@ -93,7 +88,7 @@ export class GallerySearchIndex {
   private readonly precision: MatrixOptions['precision'];
   private readonly unsubscribe: () => void;
   private readonly channel: BroadcastChannel | undefined;
-  private readonly counters = { builds: 0, rowsAdded: 0, rowsRemoved: 0, invalidations: 0, compactSearches: 0, candidateRows: 0, rowsRescored: 0 };
+  private readonly counters = { builds: 0, rowsAdded: 0, rowsRemoved: 0, invalidations: 0 };
   private lastBuild: IndexStats['lastBuild'];
   private closed = false;
 
@@ -128,7 +123,7 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchTemplates(query, k, minSimilarity);
-    const answer = (await this.exactly(target, matrix, query, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.templateCandidates(query, k, minSimilarity))).searchTemplates(query, k, minSimilarity);
     this.indexAfterAnswer(matrix);
     return answer;
   }
@@ -138,7 +133,7 @@ export class GallerySearchIndex {
     const matrix = await this.matrix(target);
     if (matrix.size === 0) await this.requireGallery(target);
     if (!matrix.compact) return matrix.searchSubjects(query, k, minSimilarity);
-    const answer = (await this.exactly(target, matrix, query, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
+    const answer = (await this.exactly(target, matrix, matrix.subjectCandidates(query, k, minSimilarity))).searchSubjects(query, k, minSimilarity);
     this.indexAfterAnswer(matrix);
     return answer;
   }
@@ -154,35 +149,18 @@ export class GallerySearchIndex {
   }
 
   /**
-   * An int8 matrix's candidates that can still be in the answer as an exact float32 matrix of
-   * their stored embeddings (one readonly transaction): searching it gives what searching the
-   * whole gallery exactly would, score for score (the same normalisation and kernel). Read in
-   * two rounds: the likeliest groups' rows first, whose exact scores then rule out most of the
-   * rest (candidate-set.ts). A template removed meanwhile is left out.
+   * An int8 matrix's candidate rows as an exact float32 matrix of their stored embeddings (one
+   * readonly transaction): searching it gives what searching the whole gallery exactly would,
+   * score for score (the same normalisation and kernel). A template removed meanwhile is left out.
    */
-  private async exactly(target: IndexTarget, matrix: EmbeddingMatrix, query: Float32Array, candidates: CandidateSet): Promise<EmbeddingMatrix> {
-    const exact = new EmbeddingMatrix(matrix.dim, { kernel: this.kernel, capacity: Math.max(1, candidates.rows.length) });
-    const refOf = (row: number) => matrix.rowRef(row);
-    let round = candidates.first();
-    let rounds = 0;
-    await this.store.templateEmbeddings(target.appId, target.gallery, round.map(refOf), (embeddings) => {
-      const known = new Map<number, number>();
-      const added: number[] = [];
-      round.forEach((row, i) => {
-        const embedding = embeddings[i];
-        if (!embedding) known.set(row, -Infinity); // gone: in no answer
-        else if (exact.add({ ...matrix.rowRef(row), modelId: target.modelId, embedding })) added.push(row);
-      });
-      this.counters.rowsRescored += round.length;
-      if (++rounds > 1) return [];
-      // the rows just added are the exact matrix's last ones, in order
-      const scores = exact.scores(query);
-      added.forEach((row, i) => known.set(row, scores[exact.size - added.length + i]!));
-      round = candidates.rest(known);
-      return round.map(refOf);
+  private async exactly(target: IndexTarget, matrix: EmbeddingMatrix, rows: readonly number[]): Promise<EmbeddingMatrix> {
+    const refs = rows.map((row) => matrix.rowRef(row));
+    const embeddings = await this.store.templateEmbeddings(target.appId, target.gallery, refs);
+    const exact = new EmbeddingMatrix(matrix.dim, { kernel: this.kernel, capacity: refs.length });
+    refs.forEach((ref, i) => {
+      const embedding = embeddings[i];
+      if (embedding) exact.add({ ...ref, modelId: target.modelId, embedding });
     });
-    this.counters.compactSearches++;
-    this.counters.candidateRows += candidates.rows.length;
     return exact;
   }
 

@@ -93,12 +93,12 @@ function render(results: SizeResult[], failure: SizeFailure | undefined, options
       `segments of ${DEFAULT_SEGMENT_ROWS} rows; ${options.queries} timed random queries after warm-up`,
     '- insert = `importTemplates` in calls of 50k (each in transactions of ≤ 5000); stored = `navigator.storage.estimate().usage` per template',
     '- recognize = `searchSubjects` (best template per subject, top 10) on one thread: the search is one WebAssembly SIMD loop on the thread that holds the index (the engine\'s index worker); ' +
-      'there is no two-thread search to measure. int8 = the engine\'s index: int8 scan, then its candidates scored exactly from IndexedDB in two rounds, the likeliest first (in brackets: mean candidates → mean read, the rest ruled out by the first round’s exact scores); ' +
+      'there is no two-thread search to measure. int8 = the engine\'s index: int8 scan, then its candidates (mean count in brackets) scored exactly from IndexedDB; ' +
       'of which scan = the int8 scan and candidate list alone; worker = the same through the engine\'s search index worker (RemoteSearchIndex, messages included); float32 = exact rows in memory (SIMD, JS), up to 100k',
     '- enroll = `addTemplates` of one template into the full gallery; reopen = after a page reload: `GalleryStore.open` + the first `searchSubjects` (reads every int8 segment and copies its rows into the matrix), median of the reloads',
     '- memory: index = int8 rows + columns + face id table (exact) + subject names (estimated); measured = `performance.measureUserAgentSpecificMemory()` (page + workers) after the build minus before',
     '',
-    '| templates | insert s | stored B/template | reopen ms | recognize p50 / p95 ms, int8 (candidates → read) | scan | worker | float32 SIMD | float32 JS | templates p50 ms | enroll p50 ms | index MB | measured MB |',
+    '| templates | insert s | stored B/template | reopen ms | recognize p50 / p95 ms, int8 (candidates) | scan | worker | float32 SIMD | float32 JS | templates p50 ms | enroll p50 ms | index MB | measured MB |',
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of results) {
@@ -106,7 +106,7 @@ function render(results: SizeResult[], failure: SizeFailure | undefined, options
     const reopen = median(r.reopens.map((x) => x.totalMs));
     lines.push(
       `| ${count(r.templates)} | ${(r.seed.insertMs / 1000).toFixed(1)} | ${r.seed.storedBytesPerTemplate?.toFixed(0) ?? 'unknown'} | ${ms(reopen)} | ` +
-        `${pair(m.recognize.int8)} (${m.candidates.toFixed(1)} → ${m.read.toFixed(1)}) | ${pair(m.scan)} | ${pair(m.worker)} | ${pair(m.recognize['wasm-simd'])} | ${pair(m.recognize.js)} | ` +
+        `${pair(m.recognize.int8)} (${m.candidates.toFixed(0)}) | ${pair(m.scan)} | ${pair(m.worker)} | ${pair(m.recognize['wasm-simd'])} | ${pair(m.recognize.js)} | ` +
         `${ms(m.templates.p50)} | ${ms(m.enroll.p50)} | ${mb(m.memory.total)} | ${m.memory.measuredBytes === undefined ? 'unknown' : mb(m.memory.measuredBytes)} |`,
     );
   }

@@ -43,10 +43,8 @@ export interface MeasureResult {
    * matrices (SIMD and JS kernels) only up to FLOAT32_UP_TO templates
    */
   recognize: { int8: Percentiles; 'wasm-simd'?: Percentiles; js?: Percentiles };
-  /** int8 candidates per recognize, mean */
+  /** int8 candidates scored exactly per recognize, mean */
   candidates: number;
-  /** of which read from IndexedDB and scored exactly (the rest ruled out by the first ones' exact scores), mean */
-  read: number;
   /** of recognize: the int8 scan and its candidate list alone (no IndexedDB read, no exact scores) */
   scan?: Percentiles;
   /** recognize as the engine runs it: the search index worker (RemoteSearchIndex), messages included */
@@ -172,13 +170,10 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
     const memoryAfter = await measuredMemory();
     const memory = matrix.memory();
 
-    const counted = index.stats();
     const recognize: MeasureResult['recognize'] = { int8: await timeSearches((q) => index.searchSubjects(target, q, k), options.dim, queries) };
+    let candidates = 0;
     // galleries under INT8_FROM_ROWS are float32: nothing is re-scored
-    const rescored = index.stats();
-    const searches = Math.max(1, rescored.compactSearches - counted.compactSearches);
-    const candidates = (rescored.candidateRows - counted.candidateRows) / searches;
-    const read = (rescored.rowsRescored - counted.rowsRescored) / searches;
+    if (matrix.compact) for (let i = 0; i < 20; i++) candidates += matrix.subjectCandidates(randomVector(options.dim), k).length / 20;
     const scan = matrix.compact ? await timeSearches((q) => matrix.subjectCandidates(q, k), options.dim, queries) : undefined;
     const remote = new RemoteSearchIndex(store);
     await remote.preload(target);
@@ -206,7 +201,6 @@ async function measure(options: SearchBenchOptions): Promise<MeasureResult> {
       buildMs,
       recognize,
       candidates,
-      read,
       scan,
       worker,
       templates,
