@@ -4,7 +4,9 @@
 // scan's int32 lanes can sum), so
 //   |x·r − approx| ≤ ‖r − q·s‖ + ‖x − x̂‖·‖q·s‖ ≤ e_row + e_x·(1 + e_row)
 // and the search (matrix.ts) takes every row that could be in the exact top k by that bound,
-// then scores those exactly from their stored float32 embeddings (search-index.ts).
+// then scores those exactly from their stored float32 embeddings (search-index.ts). Each row
+// keeps its own e_row (a byte: errorCode), not the largest of all: the margin of a pair of rows
+// is then their two errors, not twice the worst row's.
 //
 // The scan is a 1.1 kB WebAssembly SIMD module, tools/wasm/int8-scan.wat assembled: it scores
 // every row and counts the scores into a histogram, from which the search (matrix.ts) picks a
@@ -21,6 +23,13 @@ const BINS = 4096;
 const BIN_SCALE = 2048;
 /** row indices one `collect` call may list; more are found by a loop in JavaScript */
 const LIST_CAP = 8192;
+/**
+ * A row's error in steps of s·√dim / ERROR_STEPS: each of its values is off by at most s/2, so
+ * ‖r − q·s‖ ≤ s·√dim/2 = ERROR_STEPS/2 steps (250), and a byte holds it rounded up, with room
+ * for float rounding; 255 steps bound any row quantised here, whatever its stored error says.
+ */
+const ERROR_STEPS = 500;
+const MAX_ERROR_CODE = 255;
 
 // tools/wasm/int8-scan.wat assembled (test/unit/compact-search.test.ts checks the bytes)
 /** @internal */
@@ -64,6 +73,21 @@ export interface QuantisedRows {
   scales: Float32Array;
   /** the largest ‖r − q·s‖ of the rows */
   error: number;
+  /** per row: its ‖r − q·s‖ rounded up (errorCode) */
+  errors: Uint8Array;
+}
+
+/** A row's error bound ‖r − q·s‖ ≤ code × errorStep(scale, dim): its `errors` byte. */
+export function errorStep(scale: number, dim: number): number {
+  return (Math.fround(scale) * Math.sqrt(dim)) / ERROR_STEPS;
+}
+
+/** `error` (of a row of `scale`, quantised here) as a code that bounds it: rounded up, at most MAX_ERROR_CODE. */
+export function errorCode(error: number, scale: number, dim: number): number {
+  const step = errorStep(scale, dim);
+  if (!(step > 0)) return 0; // a zero row: nothing to be off
+  // above the cap only by rounding: MAX_ERROR_CODE steps bound every row (ERROR_STEPS)
+  return Math.min(MAX_ERROR_CODE, Math.ceil(error / step));
 }
 
 /** `n` rows of `vectors` (n × dim, as enrolled) normalised and quantised. */
@@ -71,13 +95,15 @@ export function quantiseRows(vectors: Float32Array, n: number, dim: number): Qua
   const stride = int8Stride(dim);
   const rows = new Int8Array(n * stride);
   const scales = new Float32Array(n);
+  const errors = new Uint8Array(n);
   let largest = 0;
   for (let i = 0; i < n; i++) {
     const { scale, error } = quantise(rows, i * stride, vectors, i * dim, dim, stride, 127);
     scales[i] = scale;
+    errors[i] = errorCode(error, scale, dim);
     largest = Math.max(largest, error);
   }
-  return { rows, scales, error: largest };
+  return { rows, scales, error: largest, errors };
 }
 
 /**
@@ -102,6 +128,17 @@ function quantise(target: Int8Array, at: number, source: ArrayLike<number>, from
   return { scale, error: Math.sqrt(error) };
 }
 
+/** Stored rows to copy in: quantised rows whose per-row `errors` a segment written before them lacks (then `error` bounds each). */
+export type StoredRows = Omit<QuantisedRows, 'errors'> & { errors?: Uint8Array | undefined };
+
+/** Stored rows' per-row error codes: their own, or (stored before they had them) each from the largest `error`. */
+export function storedErrorCodes(block: StoredRows, dim: number): Uint8Array {
+  return block.errors ?? Uint8Array.from(block.scales, (scale) => errorCode(block.error, scale, dim));
+}
+
+/** Per listed row, the bound of its approximate score's error (score's `boundOf`). */
+export type RowBound = (row: number) => number;
+
 /**
  * Rows as int8 in a WebAssembly.Memory laid out [query int16 | rows | scales | scratch: scores,
  * histogram, row list]; growing moves only the scales (the scratch is rewritten by every scan).
@@ -113,6 +150,9 @@ export class Int8Rows {
   /** the query's int16 levels: as many as the scan's int32 lanes can sum without overflow */
   private readonly queryLevels: number;
   private capacity = 0;
+  /** per row: errorCode of its ‖r − q·s‖ (in JavaScript memory: the scan never reads it) */
+  private errorCodes = new Uint8Array(0);
+  /** the largest error bound (code × step) of any row written: the margin the scan lists rows by */
   private largestError = 0;
   /** rows the last scan counted into the histogram (its count rounded up to 4) */
   private scanned = 0;
@@ -149,7 +189,7 @@ export class Int8Rows {
   }
 
   get bytes(): number {
-    return this.memory.buffer.byteLength;
+    return this.memory.buffer.byteLength + this.errorCodes.byteLength;
   }
 
   grow(capacity: number): void {
@@ -159,6 +199,9 @@ export class Int8Rows {
     if (missing > 0) this.memory.grow(missing);
     const bytes = new Uint8Array(this.memory.buffer);
     bytes.copyWithin(this.scalesAt(capacity), this.scalesAt(), this.scalesAt() + this.capacity * 4);
+    const codes = new Uint8Array(capacity);
+    codes.set(this.errorCodes);
+    this.errorCodes = codes;
     this.capacity = capacity;
   }
 
@@ -167,15 +210,25 @@ export class Int8Rows {
     const rows = new Int8Array(this.memory.buffer, this.queryBytes, this.capacity * this.stride);
     const { scale, error } = quantise(rows, row * this.stride, source, from, this.dim, this.stride, 127);
     new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity)[row] = scale;
-    this.largestError = Math.max(this.largestError, error);
+    this.errorCodes[row] = errorCode(error, scale, this.dim);
+    this.noteErrors(row, 1);
   }
 
   /** Writes rows [row, row + count) as stored: `block`'s rows [from, from + count), already quantised (quantiseRows). */
-  copy(row: number, block: QuantisedRows, from: number, count = 1): void {
+  copy(row: number, block: StoredRows, from: number, count = 1): void {
     const rows = new Int8Array(this.memory.buffer, this.queryBytes, this.capacity * this.stride);
     rows.set(block.rows.subarray(from * this.stride, (from + count) * this.stride), row * this.stride);
     new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity).set(block.scales.subarray(from, from + count), row);
-    this.largestError = Math.max(this.largestError, block.error);
+    this.errorCodes.set(storedErrorCodes(block, this.dim).subarray(from, from + count), row);
+    this.noteErrors(row, count);
+  }
+
+  /** Rows [row, row + count) written: the largest error bound takes theirs in. */
+  private noteErrors(row: number, count: number): void {
+    const scales = new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity);
+    let largest = this.largestError;
+    for (let r = row; r < row + count; r++) largest = Math.max(largest, this.errorCodes[r]! * errorStep(scales[r]!, this.dim));
+    this.largestError = largest;
   }
 
   /** Row `from` copied over row `to` (removal moves the last row into the hole). */
@@ -185,13 +238,15 @@ export class Int8Rows {
     bytes.copyWithin(rowsAt + to * this.stride, rowsAt + from * this.stride, rowsAt + (from + 1) * this.stride);
     const scales = new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity);
     scales[to] = scales[from]!;
+    this.errorCodes[to] = this.errorCodes[from]!;
   }
 
   /**
-   * Approximate cosine similarity of `query` with rows [0, count), and the bound of the error
-   * of every one of them. The scores are a view of scratch memory, valid until the next call.
+   * Approximate cosine similarity of `query` with rows [0, count), each row's bound of its
+   * error (`boundOf`) and the largest of them (`bound`). The scores are a view of scratch
+   * memory, valid until the next call.
    */
-  score(query: ArrayLike<number>, count: number): { scores: Float32Array; bound: number } {
+  score(query: ArrayLike<number>, count: number): { scores: Float32Array; bound: number; boundOf: RowBound } {
     // the query normalised in float32, as the exact scoring (matrix.ts) normalises it
     const x = new Float32Array(this.dim);
     let sum = 0;
@@ -204,9 +259,13 @@ export class Int8Rows {
     // the scan's products carry a factor 256 (tools/wasm/int8-scan.wat): an exact power of two
     this.scan.score(this.queryBytes, 0, this.scalesAt(), this.scoresAt(), count, this.stride, scale / 256, this.histogramAt());
     this.scanned = count === 0 ? 0 : Math.ceil(count / 4) * 4;
+    const bound = (rowError: number) => rowError + error * (1 + rowError) + ROUNDING;
+    const scales = new Float32Array(this.memory.buffer, this.scalesAt(), this.capacity);
+    const codes = this.errorCodes;
     return {
       scores: new Float32Array(this.memory.buffer, this.scoresAt(), count),
-      bound: this.largestError + error * (1 + this.largestError) + ROUNDING,
+      bound: bound(this.largestError),
+      boundOf: (row) => bound(codes[row]! * errorStep(scales[row]!, this.dim)),
     };
   }
 

@@ -316,33 +316,40 @@ export class EmbeddingMatrix {
 
   /**
    * The rows that may be the best row of one of the k groups (subjects, or each row its own)
-   * whose best row scores highest, at least minSimilarity. With approximate scores s and their
-   * error bound b, those are the rows with s ≥ max(kth − 2b, min − b) and s ≥ best(group) − 2b,
-   * kth being the k-th highest approximate group best. Every group whose best is ≥ some L is
+   * whose best row scores highest, at least minSimilarity. Each row's exact score lies in
+   * [s − b, s + b] (s its approximate score, b its own error bound: int8-rows.ts), so a group's
+   * best is at least the highest s − b of its rows, and the k-th highest group best at least
+   * the k-th highest of those, kth. A row can be one of the answer's only if its s + b reaches
+   * kth, minSimilarity, and every s − b of its group. Every group whose best is ≥ some L is
    * seen, best included, among the rows with s ≥ L: so the rows above a threshold L that the
-   * scan's histogram guesses (a few dozen) decide, unless the floor comes out below L, when L
-   * is lowered and they are listed again.
+   * scan's histogram guesses (a few dozen) decide, unless a row below L could still reach the
+   * floor (s + largest b), when L is lowered and they are listed again.
    */
   private candidates(query: ArrayLike<number>, k: number, minSimilarity: number, groups: Int32Array | undefined): number[] {
     if (!this.int8) throw new Error('a float32 matrix scores exactly: use searchTemplates / searchSubjects');
     if (this.count === 0) return [];
     this.checkQuery(query);
     if (!(k > 0)) return [];
-    const { scores, bound } = this.int8.score(query, this.count);
-    const margin = 2 * bound;
+    const { scores, bound, boundOf } = this.int8.score(query, this.count);
     for (let want = 4 * k + 16; ; want *= 8) {
       // float32, as the scan compares: what is listed is exactly the rows with s ≥ lowest
-      const lowest = Math.fround(this.int8.threshold(want) - margin);
+      const lowest = Math.fround(this.int8.threshold(want) - 2 * bound);
       const rows = this.int8.above(scores, lowest);
-      const best = new Map<number, number>();
-      for (const r of rows) {
+      const bounds = rows.map(boundOf);
+      // per group, the highest s − b of its listed rows: a lower bound of its best exact score
+      const floorOf = new Map<number, number>();
+      rows.forEach((r, i) => {
         const group = groups ? groups[r]! : r;
-        if (!(best.get(group)! >= scores[r]!)) best.set(group, scores[r]!);
-      }
-      const kth = best.size >= k ? [...best.values()].sort((a, b) => b - a)[k - 1]! : -Infinity;
-      const floor = Math.max(kth - margin, minSimilarity - bound);
-      if (floor < lowest) continue; // rows below what was listed could qualify
-      return rows.filter((r) => scores[r]! >= floor && scores[r]! >= best.get(groups ? groups[r]! : r)! - margin);
+        const low = scores[r]! - bounds[i]!;
+        if (!(floorOf.get(group)! >= low)) floorOf.set(group, low);
+      });
+      const kth = floorOf.size >= k ? [...floorOf.values()].sort((a, b) => b - a)[k - 1]! : -Infinity;
+      const floor = Math.max(kth, minSimilarity);
+      if (floor - bound < lowest) continue; // a row below what was listed could reach the floor
+      return rows.filter((r, i) => {
+        const high = scores[r]! + bounds[i]!;
+        return high >= floor && high >= floorOf.get(groups ? groups[r]! : r)!;
+      });
     }
   }
 

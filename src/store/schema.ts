@@ -173,6 +173,12 @@ export const Int8SegmentRecordSchema = LegacyInt8SegmentRecordSchema.omit({ face
   subjectNames: z.array(z.string()),
   /** per row: its subject's index in subjectNames */
   subjectOf: uint32Array(),
+  /**
+   * per row: its ‖r − q·s‖ rounded up, in steps of s·√dim/500 (int8-rows.ts errorCode), so the
+   * search's margin is each row's own error. Absent in segments written before it was kept:
+   * then `error` bounds each of their rows (no migration needed).
+   */
+  errors: uint8Array().optional(),
 });
 export type Int8SegmentRecord = z.infer<typeof Int8SegmentRecordSchema>;
 

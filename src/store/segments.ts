@@ -4,7 +4,7 @@
 // deletes some segments are part-full; that costs a few bytes, never correctness.
 import { EngineError } from '../errors.ts';
 import { uuidOfBytes, writeUuidBytes } from './face-id.ts';
-import { int8Stride, quantiseRows } from './int8-rows.ts';
+import { int8Stride, quantiseRows, storedErrorCodes } from './int8-rows.ts';
 import type { IndexRow, Int8SegmentRecord, LegacyInt8SegmentRecord, SegmentRecord } from './schema.ts';
 
 /**
@@ -24,7 +24,7 @@ export const MAX_REWRITE_ROWS = 512;
 /** Rows column-wise, as a segment holds them: what a float32 search index is built from. */
 export type IndexBlock = Pick<SegmentRecord, 'dim' | 'faceIds' | 'subjects' | 'timestamps' | 'vectors'>;
 /** Rows column-wise as int8 (an `int8Segments` record): what an int8 search index is built from. */
-export type Int8Block = Pick<Int8SegmentRecord, 'dim' | 'ids' | 'otherIds' | 'subjectNames' | 'subjectOf' | 'timestamps' | 'rows' | 'scales' | 'error'>;
+export type Int8Block = Pick<Int8SegmentRecord, 'dim' | 'ids' | 'otherIds' | 'subjectNames' | 'subjectOf' | 'timestamps' | 'rows' | 'scales' | 'error' | 'errors'>;
 type Columns = Pick<Int8SegmentRecord, 'ids' | 'otherIds' | 'subjectNames' | 'subjectOf' | 'timestamps'>;
 
 /** A segment's rows. */
@@ -95,7 +95,7 @@ export function dimensionMismatch(modelId: string, expected: number, got: number
 }
 
 function emptySegment(owner: SegmentOwner, seq: number, dim: number): Int8SegmentRecord {
-  return { ...owner, seq, dim, ...packColumns([], [], new Float64Array(0)), rows: new Int8Array(0), scales: new Float32Array(0), error: 0 };
+  return { ...owner, seq, dim, ...packColumns([], [], new Float64Array(0)), rows: new Int8Array(0), scales: new Float32Array(0), error: 0, errors: new Uint8Array(0) };
 }
 
 /** `segment` with rows[from, to) appended, quantised (a new record; the input is not modified). */
@@ -111,9 +111,12 @@ function extended(segment: Int8SegmentRecord, rows: readonly IndexRow[], from: n
   const scales = new Float32Array(have + to - from);
   scales.set(segment.scales);
   scales.set(added.scales, have);
+  const errors = new Uint8Array(have + to - from);
+  errors.set(storedErrorCodes(segment, dim));
+  errors.set(added.errors, have);
   const part = rows.slice(from, to);
   const columns = packColumns(part.map((r) => r.faceId), part.map((r) => r.subject), Float64Array.from(part, (r) => r.enrollmentTimestamp));
-  return { ...segment, ...joinedColumns(segment, columns), rows: quantised, scales, error: Math.max(segment.error, added.error) };
+  return { ...segment, ...joinedColumns(segment, columns), rows: quantised, scales, errors, error: Math.max(segment.error, added.error) };
 }
 
 /** `a`'s rows then `b`'s, as one segment's columns (bytes copied: an enroll does not parse the segment's ids again). */
@@ -171,7 +174,8 @@ export function appendRows(
 
 /**
  * `segment` without the rows of `faceIds` (a new record), or undefined if none remain. Its
- * `error` stays what it was: still a bound of the rows left, as the in-memory matrix's is.
+ * `error` stays what it was: still a bound of the rows left, as the in-memory matrix's is; each
+ * row keeps its own bound (`errors`, made from `error` for a segment stored without them).
  */
 export function withoutRows(segment: Int8SegmentRecord, faceIds: ReadonlySet<string>): Int8SegmentRecord | undefined {
   const ids = segmentFaceIds(segment);
@@ -183,9 +187,12 @@ export function withoutRows(segment: Int8SegmentRecord, faceIds: ReadonlySet<str
   const stride = int8Stride(segment.dim);
   const rows = new Int8Array(keep.length * stride);
   const scales = new Float32Array(keep.length);
+  const codes = storedErrorCodes(segment, segment.dim);
+  const errors = new Uint8Array(keep.length);
   keep.forEach((i, at) => {
     rows.set(segment.rows.subarray(i * stride, (i + 1) * stride), at * stride);
     scales[at] = segment.scales[i]!;
+    errors[at] = codes[i]!;
   });
   const subjects = segmentSubjects(segment);
   const columns = packColumns(
@@ -193,5 +200,5 @@ export function withoutRows(segment: Int8SegmentRecord, faceIds: ReadonlySet<str
     keep.map((i) => subjects[i]!),
     Float64Array.from(keep, (i) => segment.timestamps[i]!),
   );
-  return { ...segment, ...columns, rows, scales };
+  return { ...segment, ...columns, rows, scales, errors };
 }

@@ -104,20 +104,20 @@ async function expectConsistent(name: string): Promise<void> {
   try {
     const templates = await storedTemplates(db);
     const segments = await db.getAll('int8Segments');
-    const rows = new Map<string, { seq: number; key: string; row: number[]; scale: number; subject: string }>();
+    const rows = new Map<string, { seq: number; key: string; row: number[]; scale: number; error: number | undefined; subject: string }>();
     for (const s of segments) {
       expect(rowCount(s)).toBeGreaterThan(0);
       const stride = s.rows.length / rowCount(s);
       const subjects = segmentSubjects(s);
       segmentFaceIds(s).forEach((id, i) => {
         expect(rows.has(id)).toBe(false);
-        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, subject: subjects[i]! });
+        rows.set(id, { seq: s.seq, key: JSON.stringify([s.appId, s.gallery, s.modelId]), row: Array.from(s.rows.subarray(i * stride, (i + 1) * stride)), scale: s.scales[i]!, error: s.errors?.[i], subject: subjects[i]! });
       });
     }
     expect(rows.size).toBe(templates.length);
     for (const t of templates) {
       const own = quantiseRows(t.embedding, 1, t.embedding.length);
-      expect(rows.get(t.faceId)).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), row: Array.from(own.rows), scale: own.scales[0], subject: t.subject });
+      expect(rows.get(t.faceId)).toEqual({ seq: t.segment, key: JSON.stringify([t.appId, t.gallery, t.modelId]), row: Array.from(own.rows), scale: own.scales[0], error: own.errors[0], subject: t.subject });
     }
     // a subject record exists exactly while it has templates, and holds them in face id order
     for (const record of await db.getAll('subjects')) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { int8Available, SCAN_WASM } from '../../src/store/int8-rows.ts';
+import { errorCode, errorStep, int8Available, int8Stride, quantiseRows, SCAN_WASM } from '../../src/store/int8-rows.ts';
 import { ROOT } from '../../tools/convert-models/build.ts';
 import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import type { IndexRow } from '../../src/store/schema.ts';
@@ -81,6 +81,78 @@ describe.runIf(int8Available())('int8 candidates scored exactly = exact search',
       );
     });
   }
+
+  it('bounds each row by its own error, rounded up by less than a step; a segment without them by its largest', () => {
+    const rows = gallery(9, 300, 0, 0).map((row, i) => ({ ...row, embedding: row.embedding.map((v, j) => (j < 1 + (i % 128) ? v : 0)) }));
+    const vectors = new Float32Array(rows.length * DIM);
+    rows.forEach((row, i) => vectors.set(row.embedding, i * DIM));
+    const stored = quantiseRows(vectors, rows.length, DIM);
+    const stride = int8Stride(DIM);
+    rows.forEach((row, i) => {
+      // the row's real ‖r − q·s‖, from the stored values and scale
+      const norm = Math.hypot(...row.embedding);
+      let sum = 0;
+      for (let j = 0; j < DIM; j++) sum += (row.embedding[j]! / norm - stored.rows[i * stride + j]! * stored.scales[i]!) ** 2;
+      const error = Math.sqrt(sum);
+      const step = errorStep(stored.scales[i]!, DIM);
+      expect(stored.errors[i]! * step).toBeGreaterThanOrEqual(error - 1e-6);
+      expect((stored.errors[i]! - 1) * step).toBeLessThan(error);
+      // stored without per-row errors: the largest error, capped where every row is bounded anyway
+      expect(errorCode(stored.error, stored.scales[i]!, DIM) * step).toBeGreaterThanOrEqual(error - 1e-6);
+    });
+    // rows of 1 to 128 non-zero values: errors differ a lot, so one bound for all would be loose
+    expect(Math.max(...stored.errors)).toBeGreaterThan(4 * Math.min(...stored.errors.filter((c) => c > 0)));
+  });
+
+  it('a row whose score the int8 scan underrates by most of its error still wins over error-free rows just below it', () => {
+    // The query leans along row A's quantisation residual d (x ∝ A + 3d/‖d‖), so A's approximate
+    // score is about 0.95‖d‖ below its exact one; rows on the int8 lattice (no error of their
+    // own) score exactly 0.02–0.25‖d‖ below A. Only a bound of about A's own error keeps A a
+    // candidate: three quarters of it, or a lattice row's, would answer a lattice row.
+    const random = seededRandom(21);
+    const unit = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, j) => sum + x * b[j]!, 0);
+    for (let round = 0; round < 6; round++) {
+      // one large value: a large scale, so an error well above the query's own
+      const a = unit(Float32Array.from({ length: DIM }, (_, j) => (j === round ? 8 : gaussian(random))));
+      const stored = quantiseRows(a, 1, DIM);
+      const residual = a.map((v, j) => v - stored.rows[j]! * stored.scales[0]!);
+      const error = Math.hypot(...residual);
+      const query = unit(a.map((v, j) => v + (3 * residual[j]!) / error));
+      const top = dot(query, a);
+      const rows: IndexRow[] = [{ faceId: 'a', subject: 'subject-a', modelId: 'm', enrollmentTimestamp: 0, embedding: a }];
+      for (let tries = 0; rows.length < 4 && tries < 10_000; tries++) {
+        // a lattice row at cosine ≈ top − 0.1‖d‖ from the query, kept if it lands in range
+        const cos = top - 0.1 * error;
+        const other = unit(Float32Array.from({ length: DIM }, () => gaussian(random)));
+        const across = unit(other.map((v, j) => v - dot(other, query) * query[j]!));
+        const near = query.map((v, j) => cos * v + Math.sqrt(1 - cos * cos) * across[j]!);
+        const max = Math.max(...near.map(Math.abs));
+        const lattice = near.map((v) => Math.round((v / max) * 127));
+        const below = top - dot(query, unit(lattice));
+        if (below > 0.02 * error && below < 0.25 * error) rows.push({ faceId: `l${rows.length}`, subject: `subject-l${rows.length}`, modelId: 'm', enrollmentTimestamp: rows.length, embedding: lattice });
+      }
+      expect(rows).toHaveLength(4);
+      // and others that score below 0 (reflected where they would not)
+      for (const row of gallery(round, 200, 0, 0)) {
+        const lean = dot(row.embedding, query);
+        rows.push({ ...row, embedding: lean > 0 ? row.embedding.map((v, j) => v - 2 * lean * query[j]!) : row.embedding });
+      }
+      expect(quantiseRows(rows[1]!.embedding, 1, DIM).errors[0]).toBe(0);
+      const exact = new EmbeddingMatrix(DIM);
+      for (const row of rows) exact.add(row);
+      expect(exact.searchTemplates(query, 1)[0]!.faceId).toBe('a');
+      for (const stored of [false, true]) {
+        const compact = stored ? EmbeddingMatrix.fromInt8Blocks(appendRows(undefined, OWNER, rows, 128).segments) : new EmbeddingMatrix(DIM, { precision: 'int8' });
+        if (!stored) for (const row of rows) compact.add(row);
+        for (const k of [1, 3]) {
+          const got = compactSearch(rows, compact, query, k, -Infinity);
+          expect(got.templates).toEqual(exact.searchTemplates(query, k));
+          expect(got.subjects).toEqual(exact.searchSubjects(query, k));
+        }
+      }
+    }
+  });
 
   it('embeds tools/wasm/int8-scan.wat, assembled', async () => {
     const wabt = await wabtInit();

@@ -8,7 +8,7 @@ import { newFaceId } from '../../src/store/face-id.ts';
 import { SIMD_MODULE_BYTES, createKernel, type KernelKind } from '../../src/store/kernel.ts';
 import { EmbeddingMatrix } from '../../src/store/matrix.ts';
 import { TopK, bestPerGroup, topK } from '../../src/store/rank.ts';
-import { quantiseRows } from '../../src/store/int8-rows.ts';
+import { errorCode, quantiseRows } from '../../src/store/int8-rows.ts';
 import type { IndexRow, Int8SegmentRecord } from '../../src/store/schema.ts';
 import { MAX_REWRITE_ROWS, appendRows, rowCount, segmentFaceIds, segmentSubjects, withoutRows } from '../../src/store/segments.ts';
 import { seededRandom as rng } from './helpers/seeded-random.ts';
@@ -232,8 +232,13 @@ describe('segments', () => {
     const random = rng(7);
     const input = rows(random, 7, 5, 2);
     const { segments } = appendRows(undefined, owner, input, 4);
-    const all = segments.flatMap((s) => segmentFaceIds(s).map((id, i) => ({ id, subject: segmentSubjects(s)[i], t: s.timestamps[i], v: Array.from(s.rows.subarray(i * 16, i * 16 + 16)), scale: s.scales[i] })));
-    expect(all).toEqual(input.map((r) => ({ id: r.faceId, subject: r.subject, t: r.enrollmentTimestamp, v: Array.from(quantiseRows(r.embedding, 1, 5).rows), scale: quantiseRows(r.embedding, 1, 5).scales[0] })));
+    const all = segments.flatMap((s) => segmentFaceIds(s).map((id, i) => ({ id, subject: segmentSubjects(s)[i], t: s.timestamps[i], v: Array.from(s.rows.subarray(i * 16, i * 16 + 16)), scale: s.scales[i], error: s.errors?.[i] })));
+    expect(all).toEqual(
+      input.map((r) => {
+        const own = quantiseRows(r.embedding, 1, 5);
+        return { id: r.faceId, subject: r.subject, t: r.enrollmentTimestamp, v: Array.from(own.rows), scale: own.scales[0], error: own.errors[0] };
+      }),
+    );
     expect(() => appendRows(segments[1], owner, rows(random, 1, 6, 1), 4)).toThrow(/5 dimensions; this one has 6/);
   });
 
@@ -245,7 +250,21 @@ describe('segments', () => {
     expect(Array.from(rest.rows)).toEqual([...segment.rows.subarray(0, 16), ...segment.rows.subarray(32, 48)]);
     expect(Array.from(rest.scales)).toEqual([segment.scales[0], segment.scales[2]]);
     expect(Array.from(rest.timestamps)).toEqual([segment.timestamps[0], segment.timestamps[2]]);
+    expect(Array.from(rest.errors!)).toEqual([segment.errors![0], segment.errors![2]]);
     expect(withoutRows(segment, new Set(segmentFaceIds(segment)))).toBeUndefined();
+  });
+
+  it('a segment stored without per-row errors gets them from its largest error when rewritten, then keeps each row\'s own', () => {
+    const random = rng(10);
+    const [current] = appendRows(undefined, owner, rows(random, 4, 24, 2), 10).segments as [Int8SegmentRecord];
+    const { errors, ...legacy } = current;
+    const fallback = Array.from(legacy.scales, (scale) => errorCode(legacy.error, scale, 24));
+    // each row's own bound is at most the fallback, which bounds it
+    errors!.forEach((code, i) => expect(code).toBeLessThanOrEqual(fallback[i]!));
+    expect(Array.from(withoutRows(legacy, new Set(['f1']))!.errors!)).toEqual([fallback[0], fallback[2], fallback[3]]);
+    const ys = rows(random, 2, 24, 2, 'y');
+    const [grown] = appendRows(legacy, owner, ys, 10).segments;
+    expect(Array.from(grown!.errors!)).toEqual([...fallback, ...ys.map((y) => quantiseRows(y.embedding, 1, 24).errors[0])]);
   });
 
   it('keep UUID face ids as 16 bytes and other ids as strings, subjects once each; round-trip through a matrix', () => {
