@@ -1,17 +1,18 @@
 // /detect: every face with its features and attributes.
-import { DetectRequestSchema, MIN_HEAD_SCALE, type DetectResponse } from '../api/detect-schema.ts';
+import { DetectRequestSchema, type DetectResponse } from '../api/detect-schema.ts';
 import { parseRequest } from '../api/validate.ts';
 import { EngineError } from '../errors.ts';
 import { parseSelector } from '../vision/selector.ts';
 import type { VisionPort } from './vision-port.ts';
 import { imageFileName } from './file-name.ts';
+import { headScaleOptions } from './head-scale.ts';
 import { kairosDetectFace } from './face-json.ts';
 
 export async function detect(vision: VisionPort, body: unknown): Promise<DetectResponse> {
   const request = parseRequest(DetectRequestSchema, body);
   const selector = parseSelector(request.selector);
   const result = await vision.analyze(request.image, {
-    minHeadScale: request.minHeadScale ?? MIN_HEAD_SCALE.default,
+    ...headScaleOptions(request.minHeadScale),
     selector,
     demographics: true,
     emotion: false,

@@ -1,6 +1,5 @@
 // /enroll, /verify, /recognize and /gallery/*: the recognition endpoints' semantics over the
 // vision worker (faces and embeddings) and the gallery store.
-import { MIN_HEAD_SCALE } from '../api/detect-schema.ts';
 import type { EnrollResponse, RecognizeResponse, VerifyResponse } from '../api/schemas.ts';
 import type { ServiceCall, ServiceParams, Services } from '../api/services.ts';
 import { EngineError } from '../errors.ts';
@@ -15,6 +14,7 @@ import { similarityToConfidence } from './calibration.ts';
 import { clippedBox, kairosAttributes } from './face-json.ts';
 import { RECOGNIZE_DEFAULTS } from './recognition-config.ts';
 import type { VisionPort } from './vision-port.ts';
+import { headScaleOptions } from './head-scale.ts';
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
@@ -22,12 +22,12 @@ async function facesWithEmbeddings(
   vision: VisionPort,
   image: ImageSource,
   selector: SelectorFlags,
-  minHeadScale: number,
+  minHeadScale: number | undefined,
   demographics: boolean,
   keepEncoded = false,
 ): Promise<ImageAnalysis> {
   const result = await vision.analyze(image, {
-    minHeadScale,
+    ...headScaleOptions(minHeadScale),
     selector,
     demographics,
     emotion: false,
@@ -69,7 +69,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       // base64 and URL images come back from the worker as the bytes it decoded (one download);
       // a decoded image (ImageBitmap, <img>, …) as a JPEG the worker encodes only because it is stored
       const keepEncoded = storeImage && !(params.image instanceof Blob);
-      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, true, keepEncoded);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale, true, keepEncoded);
       if (!params.multiple_faces && analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
       const faces = params.multiple_faces ? analysis.faces : analysis.faces.slice(0, 1);
       const image = storeImage ? storedPhoto(params.image, analysis) : undefined;
@@ -111,7 +111,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
       const templates = await store.subjectEmbeddings(appId, params.gallery_name, params.subject_id, EMBEDDING.id);
       if (templates.length === 0) throw new EngineError('NO_MATCH', 'no match found: the subject has no templates of the current face model');
       const selector = parseSelector(params.selector);
-      const analysis = await facesWithEmbeddings(vision, params.image, selector, MIN_HEAD_SCALE.default, false);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, undefined, false);
       if (analysis.faces.length > 1) throw new EngineError('TOO_MANY_FACES');
       const face = analysis.faces[0]!;
       const query = embeddingOf(face);
@@ -140,7 +140,7 @@ export function recognitionServices(vision: VisionPort, store: RecognitionStore)
     async recognize({ appId, params }: ServiceCall<ServiceParams<'recognize'>>): Promise<RecognizeResponse> {
       await store.requireGallery(appId, params.gallery_name); // 5004 before any image work
       const selector = parseSelector(params.selector);
-      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale ?? MIN_HEAD_SCALE.default, false);
+      const analysis = await facesWithEmbeddings(vision, params.image, selector, params.minHeadScale, false);
       const threshold = params.threshold ?? RECOGNIZE_DEFAULTS.threshold;
       const limit = params.max_num_results ?? RECOGNIZE_DEFAULTS.maxNumResults;
       const images: RecognizeResponse['images'] = [];

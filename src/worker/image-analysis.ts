@@ -98,6 +98,11 @@ export interface DetectionSettings {
 
 export interface ImageAnalysisOptions {
   minHeadScale: number;
+  /**
+   * every detector pass down to minHeadScale runs, none left out for being far smaller than the
+   * faces found (SMALL_FACE_RATIO): for a caller who asked for a minHeadScale itself
+   */
+  searchEveryScale?: boolean;
   selector: SelectorFlags;
   demographics: boolean;
   emotion: boolean;
@@ -186,7 +191,7 @@ export async function analyzeBitmap(
       angles: options.selector.roll ? settings.rollAngles : [0],
       minFaceFraction: settings.minFaceFraction,
       edges: settings.edges,
-      smallFaceRatio: settings.smallFaceRatio,
+      smallFaceRatio: options.searchEveryScale ? 0 : settings.smallFaceRatio,
     },
     deps.models,
     deps.crops,
