@@ -38,6 +38,8 @@ export interface WarmOptions {
   engineLibDir?: string;
   tfjsNativeThreads: boolean;
   waitIdle: number;
+  /** idle ms before every measured call (0: back to back) */
+  settleMs?: number;
   console: boolean;
   /** called with the calls so far after every chunk (a run cut short keeps its passes) */
   onProgress?: (calls: Call[]) => void;
@@ -117,7 +119,7 @@ export async function measureWarm(o: WarmOptions, images: readonly BenchImage[],
     for (let p = 0; p < o.passes; p++) {
       const t = Date.now();
       for (let from = 0; from < passIds.length; from += PASS_CHUNK) {
-        const chunk = (await call<Call[]>('pass', { ids: passIds.slice(from, from + PASS_CHUNK), index: p + from }, 900_000 * slow)).map(fromJson);
+        const chunk = (await call<Call[]>('pass', { ids: passIds.slice(from, from + PASS_CHUNK), index: p + from, settleMs: o.settleMs ?? 0 }, 900_000 * slow)).map(fromJson);
         calls.push(...chunk);
         o.onProgress?.(calls);
         const slowest = chunk.reduce((a, c) => (c.ms > a.ms ? c : a));

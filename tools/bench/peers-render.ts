@@ -42,6 +42,8 @@ export interface RunOptions {
   engineBuild: EngineBuild;
   tfjsNativeThreads: boolean;
   waitIdle: number;
+  /** idle ms before every measured call (0: back to back) */
+  settleMs?: number;
   console: boolean;
   only?: string;
 }
@@ -155,6 +157,7 @@ export function renderRun(m: PeersRun): string {
     `Measured ${m.measuredAt} by \`${command(m)}\` in ${(m.durationS / 60).toFixed(1)} min; regenerate rather than edit.` +
       (o.quick ? ' **Quick smoke run: a few photos, 1 pass; not a result.**' : '') +
       (o.only ? ` **Partial run: only photos whose path contains "${o.only}".**` : '') +
+      (o.settleMs ? ` **Every measured call after ${o.settleMs} ms of idle (--settle).**` : '') +
       (m.partial ? ' **Cut short.**' : ''),
     '',
     `- Machine: ${m.machine}; ${chromium ? 'headless ' : ''}${browserVersion}. Both configurations in one run, one after the other, each on its own dev server: ` +

@@ -23,6 +23,7 @@
 //                           or its source modules one by one through vite's dev server
 //   --tfjs-native-threads   let tfjs-backend-wasm keep its own cap of hardwareConcurrency / 2 threads
 //   --wait-idle S (0)       before the warm passes and each cold start, wait up to S s for other processes to settle
+//   --settle MS (0)         idle before every measured call, as a user's photo arrives after a pause (no doc write)
 //   --only TEXT             only photos whose path or upscaled id contains TEXT (no doc write)
 //   --console (page logs)  --json FILE (raw results, saved as they come)  --no-write (stdout only)
 //   --from FILE             no measuring: render what a --json run saved
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
       engine: { type: 'string', default: 'lib' },
       'tfjs-native-threads': { type: 'boolean', default: false },
       'wait-idle': { type: 'string', default: '0' },
+      settle: { type: 'string', default: '0' },
       only: { type: 'string' },
       console: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -159,10 +161,11 @@ async function main(): Promise<void> {
     engineBuild: values.engine as RunOptions['engineBuild'],
     tfjsNativeThreads: values['tfjs-native-threads'],
     waitIdle: Number(values['wait-idle']),
+    settleMs: Number(values.settle),
     console: values.console,
     ...(values.only ? { only: values.only } : {}),
   };
-  const checks = [['passes', options.passes, 1], ['warmup', options.warmup, 0], ['single-repeats', options.singleRepeats, 1], ['cold-runs', options.coldRuns, 0], ['upscale', options.upscale, 0], ['wait-idle', options.waitIdle, 0]] as const;
+  const checks = [['passes', options.passes, 1], ['warmup', options.warmup, 0], ['single-repeats', options.singleRepeats, 1], ['cold-runs', options.coldRuns, 0], ['upscale', options.upscale, 0], ['wait-idle', options.waitIdle, 0], ['settle', options.settleMs ?? 0, 0]] as const;
   for (const [name, value, min] of checks) {
     if (!(Number.isInteger(value) && value >= min)) throw new Error(`--${name} must be an integer ≥ ${min}`);
   }
@@ -180,7 +183,7 @@ async function main(): Promise<void> {
   const doc = renderRun(run);
   console.log(`\n${doc}\n`);
   console.log(`took ${(run.durationS / 60).toFixed(1)} min`);
-  const complete = !run.partial && !run.options.quick && !run.options.only && CONFIGS.every((c) => run.configs.some((r) => r.config === c.id));
+  const complete = !run.partial && !run.options.quick && !run.options.only && !run.options.settleMs && CONFIGS.every((c) => run.configs.some((r) => r.config === c.id));
   if (!complete) console.log('a partial, quick or one-configuration run: docs/benchmarks.md left alone');
   else if (!values['no-write']) {
     writeBetweenMarkers(DOC, docMarkers(run.browser), doc, { template: '# Benchmarks\n', appendMarkers: true });

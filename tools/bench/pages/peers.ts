@@ -76,11 +76,16 @@ export interface Call {
   faces: number;
 }
 
-/** Every id to the three libraries in turn; `turn0` offsets the rotation (the pass number). */
-async function round(ids: string[], turn0: number): Promise<Call[]> {
+/**
+ * Every id to the three libraries in turn; `turn0` offsets the rotation (the pass number). With
+ * `settleMs`, each call comes after that much idle, as a user's photo comes after a pause: the
+ * previous call's trailing work is then off the next call's clock, and a slow-down idle brings is on it.
+ */
+async function round(ids: string[], turn0: number, settleMs = 0): Promise<Call[]> {
   const calls: Call[] = [];
   for (const [i, id] of ids.entries()) {
     for (const peer of peerOrder(turn0 + i)) {
+      if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
       const { ms, decodeMs, faces } = await api(peer).run(id);
       calls.push({ peer, id, ms, decodeMs, faces });
     }
@@ -97,7 +102,7 @@ async function warmUp(options: { ids: string[]; rounds: number; minMs: number })
 }
 
 /** One measured pass over `ids` (the caller repeats ids it wants measured more often). */
-const pass = (options: { ids: string[]; index: number }): Promise<Call[]> => round(options.ids, options.index);
+const pass = (options: { ids: string[]; index: number; settleMs?: number }): Promise<Call[]> => round(options.ids, options.index, options.settleMs);
 
 async function finish(): Promise<Record<Peer, PeerRuntime>> {
   const runtimes = {} as Record<Peer, PeerRuntime>;
