@@ -9,7 +9,7 @@ const spec = DETECTORS['blazeface-front'];
 const smallest = smallestFaceOf(spec, spec.minFaceFraction);
 // a 1200×1600 portrait searched down to 28 px: the whole frame, then passes finest first
 const steps = uprightDetectorSteps(1200, 1600, { detector: 'blazeface-front', minFace: 28 });
-const face = (height: number): Candidate => ({ score: 0.9, box: { x: 10, y: 10, width: height, height }, keypoints: [], angle: 0 });
+const face = (height: number, x = 10, y = 10, score = 0.9): Candidate => ({ score, box: { x, y, width: height, height }, keypoints: [], angle: 0 });
 
 /** runAll that answers from `answer` (by step) and records each round's steps */
 function recorder(answer: (step: DetectorStep) => Candidate[]) {
@@ -59,10 +59,21 @@ describe('searchCoarseFirst', () => {
   it('runs the finest pass when a finer pass finds a face within reach of it', async () => {
     // the whole frame's 400-px face lets the 56-px pass run (448 ≥ 400), which finds a 150-px face:
     // 28 × 8 = 224 ≥ 150, so the 28-px pass runs too
-    const { rounds, runAll } = recorder((step) => (step === steps[0] ? [face(400)] : step === steps[2] ? [face(150)] : []));
+    const { rounds, runAll } = recorder((step) => (step === steps[0] ? [face(400)] : step === steps[2] ? [face(150, 700, 900)] : []));
     const found = await searchCoarseFirst(steps, [], runAll, smallest, 8);
     expect(rounds.flat()).toContain(steps[1]);
-    expect(found[2]).toEqual([face(150)]);
+    expect(found[2]).toEqual([face(150, 700, 900)]);
+  });
+
+  it('takes the faces found as the answer merges them: a weak box on part of a larger face is that face', async () => {
+    // the 56-px pass finds the 400-px face again and a 0.61 box on its lower half (150 px, inside
+    // it): merged, the smallest face stays ~400 px and the 28-px pass stays out (Firefox, obama3)
+    const { rounds, runAll } = recorder((step) => (step === steps[0] ? [face(400)] : step === steps[2] ? [face(410, 5, 5), face(150, 150, 200, 0.61)] : []));
+    const found = await searchCoarseFirst(steps, [], runAll, smallest, 8);
+    expect(rounds.flat()).toContain(steps[2]);
+    expect(rounds.flat()).not.toContain(steps[1]);
+    // what the pass found is still returned whole (the answer's own merge comes later)
+    expect(found[2]).toHaveLength(2);
   });
 
   it('runs the tiled steps in the first round and returns them after the upright ones', async () => {
