@@ -8,6 +8,13 @@ import { sampleRgba, YuvImage } from '../vision/yuv-image.ts';
 /** What the pipeline analyses: anything a canvas draws, or a live camera frame's planes. */
 export type FrameImage = (CanvasImageSource & { width: number; height: number }) | YuvImage;
 
+/** a detector pass may be drawn into a kept canvas up to this many times its own area (frameContext) */
+const FRAME_SLACK = 2;
+/** a new pass canvas's sides are rounded up to this */
+const FRAME_STEP = 64;
+/** pass canvases kept (a photo runs up to ~5 passes; the largest of a 12 MP photo is ~5 MB; with 6 kept, photos of three sizes in turn made Firefox create them anew) */
+const KEPT_FRAMES = 8;
+
 function newContext(width: number, height: number): OffscreenCanvasRenderingContext2D {
   const ctx = new OffscreenCanvas(width, height).getContext('2d', { willReadFrequently: true })!;
   ctx.imageSmoothingEnabled = true;
@@ -15,15 +22,26 @@ function newContext(width: number, height: number): OffscreenCanvasRenderingCont
   return ctx;
 }
 
+/** a pass canvas for width × height: sides rounded up to FRAME_STEP, unless that would not fit FRAME_SLACK */
+function newFrame(width: number, height: number): OffscreenCanvasRenderingContext2D {
+  const w = Math.ceil(width / FRAME_STEP) * FRAME_STEP;
+  const h = Math.ceil(height / FRAME_STEP) * FRAME_STEP;
+  return w * h <= FRAME_SLACK * width * height ? newContext(w, h) : newContext(width, height);
+}
+
 export class CropRenderer {
   private readonly contexts = new Map<number, OffscreenCanvasRenderingContext2D>();
 
   /**
-   * One canvas for every detector pass, grown as needed and read back only where a pass draws:
-   * pass sizes change with every photo, and a new canvas per size cost ~1.3 ms a photo (three
-   * passes of a 1.3 MP photo: 4.3 ms against 3.0 drawn into canvases already there).
+   * Canvases for the detector passes, reused across passes and photos, least recently used first.
+   * Pass sizes change with every photo, and a new canvas per size cost ~1.3 ms a photo in Chromium
+   * (three passes of a 1.3 MP photo: 4.3 ms against 3.0 drawn into canvases already there); but a
+   * pass drawn into a canvas far larger than itself costs Firefox in proportion to the canvas (a
+   * 640×480 photo's 160×144 pass: 2.7 ms in a 1536×1024 canvas left by a 12 MP photo, 0.24 ms in
+   * its own size; Chromium 0.12 either way). So a pass takes a kept canvas at most FRAME_SLACK times
+   * its area, or a new one (sides rounded up to FRAME_STEP px, so similar photos share it).
    */
-  private frame: OffscreenCanvasRenderingContext2D | undefined;
+  private readonly frames: OffscreenCanvasRenderingContext2D[] = [];
 
   private context(size: number): OffscreenCanvasRenderingContext2D {
     let ctx = this.contexts.get(size);
@@ -35,13 +53,14 @@ export class CropRenderer {
   }
 
   private frameContext(width: number, height: number): OffscreenCanvasRenderingContext2D {
-    const canvas = this.frame?.canvas;
-    if (!canvas || canvas.width < width || canvas.height < height) {
-      // grown in steps of 256 px so a run of similar photos resizes it once
-      const step = (n: number, have = 0) => Math.max(have, Math.ceil(n / 256) * 256);
-      this.frame = newContext(step(width, canvas?.width), step(height, canvas?.height));
-    }
-    return this.frame!;
+    const area = (c: OffscreenCanvasRenderingContext2D) => c.canvas.width * c.canvas.height;
+    const fits = this.frames.filter((c) => c.canvas.width >= width && c.canvas.height >= height && area(c) <= FRAME_SLACK * width * height);
+    const ctx = fits.reduce<OffscreenCanvasRenderingContext2D | undefined>((best, c) => (!best || area(c) < area(best) ? c : best), undefined) ?? newFrame(width, height);
+    const at = this.frames.indexOf(ctx);
+    if (at >= 0) this.frames.splice(at, 1);
+    this.frames.push(ctx);
+    if (this.frames.length > KEPT_FRAMES) this.frames.shift();
+    return ctx;
   }
 
   /**

@@ -1,5 +1,5 @@
-// The detector passes' frame canvas is one canvas reused for every pass size (src/worker/crop-renderer.ts):
-// what a pass reads back must not depend on what was drawn into it before.
+// The detector passes' canvases are reused across pass sizes (src/worker/crop-renderer.ts): what a
+// pass reads back must not depend on what was drawn into its canvas before, or on which canvas it got.
 import { describe, expect, it } from 'vitest';
 import { CropRenderer } from '../../src/worker/crop-renderer.ts';
 
@@ -21,6 +21,8 @@ const PASSES = [
   { scale: 0.5, width: 160, height: 112 },
   { scale: 1.2, width: 368, height: 240 },
   { scale: 0.25, width: 80, height: 64 },
+  { scale: 4.5, width: 1360, height: 912 },
+  { scale: 0.2, width: 61, height: 43 },
 ];
 
 describe('CropRenderer.renderScaled', () => {
