@@ -274,9 +274,8 @@ export function smallestFaceOf(spec: DetectorSpec, minFraction: number): (step: 
  * found so far (none found: it runs). A portrait's 28-px pass, most of a large photo's detector
  * time, is left out where the photo's faces are all many times larger. The faces found so far are
  * the candidates merged as the answer merges them (weightedNms): a weak box on part of a face
- * found larger is that face, not a smaller one (in Firefox a 0.60 box on half of obama3's face
- * opened a 1392×864 pass, 205 ms, that Chromium never ran). Results per step, in the steps'
- * order (a skipped pass: none).
+ * found larger is that face, not a smaller one (the detect stage of 1–12 MP photos 9–14% shorter:
+ * docs/benchmarks.md). Results per step, in the steps' order (a skipped pass: none).
  */
 export async function searchCoarseFirst(
   upright: DetectorStep[],

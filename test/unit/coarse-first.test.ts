@@ -67,7 +67,7 @@ describe('searchCoarseFirst', () => {
 
   it('takes the faces found as the answer merges them: a weak box on part of a larger face is that face', async () => {
     // the 56-px pass finds the 400-px face again and a 0.61 box on its lower half (150 px, inside
-    // it): merged, the smallest face stays ~400 px and the 28-px pass stays out (Firefox, obama3)
+    // it): merged, the smallest face stays ~400 px and the 28-px pass stays out
     const { rounds, runAll } = recorder((step) => (step === steps[0] ? [face(400)] : step === steps[2] ? [face(410, 5, 5), face(150, 150, 200, 0.61)] : []));
     const found = await searchCoarseFirst(steps, [], runAll, smallest, 8);
     expect(rounds.flat()).toContain(steps[2]);
