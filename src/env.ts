@@ -20,6 +20,13 @@ export const RuntimeEnvSchema = z.object({
    * software adapter took up to 58 s on a loaded 2-core machine (docs/models.md).
    */
   webgpuTimeoutMs: z.number().int().positive().default(120_000),
+  /**
+   * ORT's start (its compiled WASM instantiated, its threads and its init) that has not finished
+   * this many ms after the WASM was compiled — the download is not counted — ends the vision
+   * worker: the calls waiting on it fail with 3001 and the next call starts a fresh worker
+   * (src/worker/ort-backend.ts). A start takes 0.2–1 s on a loaded 2-core machine; default 30 s.
+   */
+  ortStartTimeoutMs: z.number().int().positive().default(30_000),
   /** WASM threads; default: every core, at most 4 */
   numThreads: z.number().int().min(1).max(16).optional(),
   /**

@@ -1,12 +1,14 @@
 // Main-thread handle on the vision worker. A worker that dies (its script fails to load, the
 // browser kills it for memory) never answers again, and comlink would wait forever: calls
-// here race the worker's death, a watchdog pings a worker that has calls pending, and a dead
+// here race the worker's death, a watchdog pings a worker that has calls pending, a worker whose
+// ONNX Runtime never started says so (src/worker/worker-broken.ts), and a dead or broken
 // worker's calls fail with 3001 while the next call starts a fresh worker (models reload on
 // first use, as after a page load).
 import * as Comlink from 'comlink';
 import { EngineError } from '../errors.ts';
 import type { RuntimeEnv } from '../env.ts';
 import type { VisionWorkerApi } from '../worker/vision.worker.ts';
+import { brokenReason } from '../worker/worker-broken.ts';
 
 export interface VisionWorker {
   /** The worker's API; calls go to the live worker, and one that died is replaced on the next call. */
@@ -84,6 +86,11 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
         reject(error);
       },
     };
+    // a worker whose ORT never started answers pings but can run nothing: it says so (worker-broken.ts)
+    worker.addEventListener('message', (event) => {
+      const reason = brokenReason(event.data);
+      if (reason !== undefined) incarnation.kill(deadWorker(reason));
+    });
     // a module that fails to load or throws at start fires "error" and never answers
     worker.addEventListener('error', (event) => {
       if (!incarnation.answered) incarnation.kill(deadWorker(`could not start (${event.message || 'its script failed to load'})`));

@@ -9,6 +9,7 @@ import * as Comlink from 'comlink';
 import type { RuntimeEnv } from '../env.ts';
 import type { NamedOutput } from './model-registry.ts';
 import type { RunLane } from './run-scheduler.ts';
+import { brokenReason } from './worker-broken.ts';
 
 /** What the peer answers (a subset of the vision worker's API: src/worker/vision.worker.ts). */
 export interface PeerApi {
@@ -68,6 +69,10 @@ export function startModelPeer(env: RuntimeEnv, scriptUrl = globalThis.location?
     worker.terminate();
   };
   worker.addEventListener('error', () => fail('failed'));
+  worker.addEventListener('message', (event) => {
+    const reason = brokenReason(event.data);
+    if (reason !== undefined) fail(reason);
+  });
   const started = Promise.race([remote.init({ ...env, modelWorkers: 1, numThreads: 1 }, 'peer'), died]);
   started.catch(() => fail('did not start'));
   const ready = new Set<string>();

@@ -2,6 +2,7 @@
 // WASM paths and thread count, and creates sessions. Everything else sees plain data.
 import type { InferenceSession } from 'onnxruntime-web';
 import { ortBuildFiles, type BackendPreference, type RuntimeEnv } from '../env.ts';
+import { EngineError } from '../errors.ts';
 import type { ModelEntry } from '../models/manifest.ts';
 import { compileWasm, withPrecompiledWasm } from './precompiled-wasm.ts';
 import { runtimeStartModel } from './runtime-start-model.ts';
@@ -87,6 +88,14 @@ export class OrtBackend {
   private current = new WeakSet<InferenceSession>();
   /** the latest queued call into ORT (settled or not): the next one waits for it (`inTurn`) */
   private lastCall: Promise<unknown> = Promise.resolve();
+  /** why ORT's start was given up (`withinStartBound`): this ORT makes no session again */
+  private stalledReason: string | undefined;
+  private markStalled!: (reason: string) => void;
+  /**
+   * Resolves, with the reason, if ORT's start is given up: the worker is then of no use and its
+   * owner must end it (src/worker/worker-broken.ts). Never resolves otherwise.
+   */
+  readonly stalled = new Promise<string>((resolve) => (this.markStalled = resolve));
 
   private constructor(
     private readonly env: RuntimeEnv,
@@ -143,9 +152,10 @@ export class OrtBackend {
     // one creation at a time: ORT's WebGPU EP refuses a second while one is under way ("another
     // WebGPU EP inference session is being created"), and on WASM a creation is one synchronous
     // call into ORT anyway, so queueing them costs nothing
-    const session = await this.inTurn('a session creation', () =>
-      this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level))),
-    );
+    const session = await this.inTurn('a session creation', () => {
+      if (this.stalledReason) throw new EngineError('UNAVAILABLE', `temporarily unavailable: ${this.stalledReason}`);
+      return this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level)));
+    });
     this.current.add(session);
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
@@ -232,9 +242,37 @@ export class OrtBackend {
     const precompiled = this.precompiled;
     if (!precompiled) return create();
     this.precompiled = undefined;
-    const { value, used } = await withPrecompiledWasm(precompiled.module, precompiled.wasmUrl, create);
+    const start = withPrecompiledWasm(precompiled.module, precompiled.wasmUrl, create);
+    const { value, used } = await this.withinStartBound(precompiled.module, start);
     this.details.ortWasm = used ? 'early' : 'by ORT';
     return value;
+  }
+
+  /**
+   * `start` (ORT's start), unless it has not settled `ortStartTimeoutMs` after ORT's WASM was
+   * compiled (its download is not counted): then ORT is given up for good. Seen once in Firefox
+   * under a full test run: the first call never answered while the worker's thread stayed free
+   * (docs/testing.md); a start that is stuck cannot be cancelled or repeated in this worker.
+   */
+  private async withinStartBound<T>(compiled: Promise<unknown>, start: Promise<T>): Promise<T> {
+    const STALLED = Symbol('stalled');
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = compiled.then(
+      () => new Promise<typeof STALLED>((resolve) => {
+        if (!settled) timer = setTimeout(() => resolve(STALLED), this.env.ortStartTimeoutMs);
+      }),
+    );
+    try {
+      const answer = await Promise.race([start, bound]);
+      if (answer !== STALLED) return answer as T;
+    } finally {
+      settled = true;
+      clearTimeout(timer);
+    }
+    this.stalledReason = `ONNX Runtime did not start within ${this.env.ortStartTimeoutMs / 1000} s of its WASM being compiled`;
+    this.markStalled(this.stalledReason);
+    throw new EngineError('UNAVAILABLE', `temporarily unavailable: ${this.stalledReason}`);
   }
 
   /** @internal */

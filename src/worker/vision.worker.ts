@@ -43,6 +43,7 @@ async function blankDetectionPass(models: ModelRegistry): Promise<number> {
 }
 import { OrtBackend, type BackendInfo } from './ort-backend.ts';
 import { startModelPeer, wantsPeer } from './model-peer.ts';
+import { declareBroken } from './worker-broken.ts';
 
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats']; cutFaces: boolean; modelWorkers: number }> | undefined;
 
@@ -85,6 +86,8 @@ const api = {
     ready ??= (async () => {
       // two model workers on one thread each, unless the caller set the threads
       const backend = await OrtBackend.create(env.modelWorkers === 2 && env.numThreads === undefined ? { ...env, numThreads: 1 } : env);
+      // an ORT that never started leaves this worker useless but responsive: its owner ends it
+      void backend.stalled.then((reason) => declareBroken(`could not start: ${reason}`));
       // ORT's WASM runtime starts now, while the manifest and the first models download (it
       // would otherwise wait for the detector's bytes: ~0.2 s of every cold start)
       void backend.start();

@@ -1,0 +1,57 @@
+// No call waits forever on ONNX Runtime's start: a start that never finishes (here its loader
+// module, a stand-in whose top-level await never settles: ORT, the worker and the engine are
+// real) fails the waiting call with 3001 within `ortStartTimeoutMs`, ends that worker, and the
+// next call runs on a fresh one. Seen once for real in Firefox under a full test run
+// (docs/testing.md).
+import { afterAll, describe, expect, it } from 'vitest';
+import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
+import { resolveRuntimeEnv } from '../../src/env.ts';
+import { startVisionWorker } from '../../src/engine/vision-client.ts';
+import { EngineError } from '../../src/errors.ts';
+import { createEngine, type Engine } from '../../src/index.ts';
+
+const neverLoads = URL.createObjectURL(new Blob(['await new Promise(() => {});\nexport default undefined;\n'], { type: 'text/javascript' }));
+const stalledOrt = {
+  backend: 'wasm' as const,
+  ortStartTimeoutMs: 1500,
+  ortFiles: {
+    'ort-wasm-simd-threaded.mjs': neverLoads,
+    'ort-wasm-simd-threaded.wasm': new URL('/ort/ort-wasm-simd-threaded.wasm', location.href).href,
+  },
+};
+
+let engine: Engine | undefined;
+afterAll(() => {
+  engine?.close();
+  URL.revokeObjectURL(neverLoads);
+});
+
+describe("a bound on ONNX Runtime's start", () => {
+  it('a start that never finishes fails the call with 3001 and the worker is replaced for the next call', async () => {
+    const vision = startVisionWorker();
+    try {
+      await vision.api.init(resolveRuntimeEnv(stalledOrt));
+      const begun = performance.now();
+      const error = await vision.api.loadModel('blazeface-front').catch((e: unknown) => e);
+      // the bound counts from ORT's compiled WASM (a local fetch and compile here)
+      expect(performance.now() - begun).toBeLessThan(20_000);
+      expect(error).toBeInstanceOf(EngineError);
+      expect((error as EngineError).failure.code).toBe(3001);
+      expect((error as EngineError).message).toMatch(/ONNX Runtime did not start within 1.5 s/);
+      expect(vision.restarts()).toBe(0);
+      // the next call starts a fresh worker (its ORT stalls too here: the same loader)
+      await expect(vision.api.loadModel('blazeface-front')).rejects.toThrow(/ONNX Runtime did not start/);
+      expect(vision.restarts()).toBe(1);
+    } finally {
+      vision.terminate();
+    }
+  });
+
+  it('/detect answers the 3001 error body instead of waiting', async () => {
+    engine = await createEngine({ ...stalledOrt, storageName: 'ort-start-bound' });
+    const image = await (await fetch(obamaUrl)).blob();
+    const answer = await engine.detect({ image });
+    expect(answer).toMatchObject({ Errors: [{ ErrCode: 3001 }] });
+    expect(JSON.stringify(answer)).toMatch(/ONNX Runtime did not start within 1.5 s/);
+  });
+});
