@@ -250,7 +250,8 @@ export class OrtBackend {
 
   /**
    * `start` (ORT's start), unless it has not settled `ortStartTimeoutMs` after ORT's WASM was
-   * compiled (its download is not counted): then ORT is given up for good. Seen once in Firefox
+   * compiled (its download is not counted, unless that compile failed and ORT fetches the file
+   * itself): then ORT is given up for good. Seen once in Firefox
    * under a full test run: the first call never answered while the worker's thread stayed free
    * (docs/testing.md); a start that is stuck cannot be cancelled or repeated in this worker.
    */
