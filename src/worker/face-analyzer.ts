@@ -240,6 +240,17 @@ export class FaceAnalyzer {
   }
 
   /**
+   * Whether the mesh model takes each detection for a face, as analyzeAll judges it (retries
+   * included); for the detector's search, so its time is the detect stage's, not the mesh stage's.
+   */
+  async areFaces(image: FrameImage, detections: readonly Candidate[], minMeshScore: number, shiftedBelow = 0): Promise<boolean[]> {
+    const meshTime = this.times.mesh;
+    const meshes = await this.meshAll(image, detections, minMeshScore, minMeshScore, shiftedBelow);
+    this.times.mesh = meshTime;
+    return meshes.map((mesh) => mesh !== undefined);
+  }
+
+  /**
    * Analyses detected faces, one stage at a time over all of them (so models that gain from a
    * batch get one: BATCH); undefined where the mesh model says it is not a face or its mesh box is
    * below minBoxHeight (then no attribute model runs for it).

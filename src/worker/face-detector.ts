@@ -50,7 +50,22 @@ export interface DetectorOptions {
    * coarser runs found; nothing found: every pass runs (0 or undefined: every pass runs, all at once)
    */
   smallFaceRatio?: number;
+  /**
+   * whether weak faces (merged score under CONFIRM_BELOW) are faces, asked before one would open
+   * a finer pass (searchCoarseFirst); without it every merged face counts
+   */
+  confirmFaces?: FaceCheck;
 }
+
+/** For each candidate, whether it is a face (e.g. by the face mesh, as the answer will judge it). */
+export type FaceCheck = (faces: readonly Candidate[]) => Promise<boolean[]>;
+
+/**
+ * A merged face scoring under this opens a finer pass only once `confirmFaces` says it is a face:
+ * a weak false box beside a large face (two at 0.60 in Firefox's decode of an upscaled portrait)
+ * otherwise opens the 28-px pass, the costliest of a large photo (205 ms at 8 MP: docs/benchmarks.md).
+ */
+export const CONFIRM_BELOW = 0.7;
 
 /** How the upright whole-frame runs reach past the frame's edge. */
 export interface EdgeSearch {
@@ -243,7 +258,7 @@ export async function detectFaces(
     stats.views += split.reduce((n, steps) => n + steps.length, 0);
     return Promise.all(split.map(async (steps) => (await Promise.all(steps.map((step) => detectStep(run, step)))).flat()));
   };
-  const found = await searchCoarseFirst(upright, tiled, runAll, smallestFaceOf(spec, minFraction), options.smallFaceRatio);
+  const found = await searchCoarseFirst(upright, tiled, runAll, smallestFaceOf(spec, minFraction), options.smallFaceRatio, options.confirmFaces);
   // the order of the candidates, and so the merge, stays the steps' order
   const candidates: Candidate[] = found.flat();
   if (candidates.length === 0) {
@@ -283,6 +298,7 @@ export async function searchCoarseFirst(
   runAll: (steps: DetectorStep[]) => Promise<Candidate[][]>,
   smallestFace: (step: DetectorStep) => number,
   ratio: number | undefined,
+  confirm?: FaceCheck,
 ): Promise<Candidate[][]> {
   if (!ratio || upright.length <= 2) return runAll([...upright, ...tiled]);
   const [whole, ...passes] = upright;
@@ -290,15 +306,32 @@ export async function searchCoarseFirst(
   const first = await runAll([whole!, passes.at(-1)!, ...tiled]);
   found[0] = first[0]!;
   found[upright.length - 1] = first[1]!;
-  const smallestMerged = (): number => Math.min(Infinity, ...weightedNms([...found, ...first.slice(2)].flat()).map((c) => c.box.height));
-  let smallest = smallestMerged();
+  const judged = new Map<string, boolean>();
   for (let i = passes.length - 2; i >= 0; i--) {
-    if (smallest === Infinity || smallestFace(passes[i]!) * ratio >= smallest) {
-      found[i + 1] = (await runAll([passes[i]!]))[0]!;
-      smallest = smallestMerged();
-    }
+    const merged = weightedNms([...found, ...first.slice(2)].flat());
+    const reach = smallestFace(passes[i]!) * ratio;
+    if (await opensPass(merged, reach, confirm, judged)) found[i + 1] = (await runAll([passes[i]!]))[0]!;
   }
   return [...found, ...first.slice(2)];
+}
+
+/**
+ * Whether a finer pass whose faces reach `reach` (its smallest face times the ratio) runs: the
+ * faces found so far include one that small, or none at all. When only weak faces (under
+ * CONFIRM_BELOW) are that small and larger ones exist, `confirm` is asked about those weak ones
+ * first (once per box: `judged`), and the ones it finds no face count as nothing.
+ */
+async function opensPass(merged: readonly Candidate[], reach: number, confirm: FaceCheck | undefined, judged: Map<string, boolean>): Promise<boolean> {
+  const key = (c: Candidate) => `${c.box.x},${c.box.y},${c.box.height}`;
+  const counted = merged.filter((c) => judged.get(key(c)) !== false);
+  if (counted.length === 0) return true;
+  const deciding = counted.filter((c) => c.box.height <= reach);
+  if (deciding.length === 0) return false;
+  const sure = (c: Candidate) => !confirm || c.score >= CONFIRM_BELOW || judged.get(key(c)) === true;
+  // rejecting every face found would leave a photo where nothing was found: all passes run then anyway
+  if (deciding.some(sure) || deciding.length === counted.length) return true;
+  (await confirm!(deciding)).forEach((isFace, i) => judged.set(key(deciding[i]!), isFace));
+  return deciding.some((c) => judged.get(key(c)));
 }
 
 /** A large pass as one strip per runtime (SPLIT_PASS_PIXELS), so they run at once; anything else as it is. */

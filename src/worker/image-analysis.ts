@@ -182,6 +182,7 @@ export async function analyzeBitmap(
   const settings = detectionSettings(options);
   startModelLoads(options, deps.models, settings);
   const minFace = Math.max(settings.minFacePixels, options.minHeadScale * Math.min(bitmap.width, bitmap.height));
+  const analyzer = new FaceAnalyzer(deps.models, deps.crops);
   const { faces: detections, stats } = await detectFaces(
     bitmap,
     {
@@ -192,12 +193,13 @@ export async function analyzeBitmap(
       minFaceFraction: settings.minFaceFraction,
       edges: settings.edges,
       smallFaceRatio: options.searchEveryScale ? 0 : settings.smallFaceRatio,
+      // a weak box opens a finer pass only if the mesh, which judges the answer's faces, takes it for one
+      confirmFaces: (faces) => analyzer.areFaces(bitmap, faces, settings.minMeshScore, settings.shiftedMeshBelow),
     },
     deps.models,
     deps.crops,
   );
   const detected = performance.now();
-  const analyzer = new FaceAnalyzer(deps.models, deps.crops);
   const analysed = await analyzer.analyzeAll(bitmap, detections, {
     demographics: options.demographics && demographicsSettings(options),
     emotion: options.emotion,

@@ -85,4 +85,40 @@ describe('searchCoarseFirst', () => {
     // a 30-px face found by the tile keeps every finer pass in
     expect(rounds.flat()).toHaveLength(steps.length + 1);
   });
+
+  describe('a weak box (under CONFIRM_BELOW) beside a large face', () => {
+    const whole = steps[0]!;
+    const weak = face(30, 900, 1400, 0.6);
+    const answer = (step: DetectorStep) => (step === whole ? [face(400), weak] : []);
+    const asked: Candidate[][] = [];
+    const judge = (isFace: boolean) => async (faces: readonly Candidate[]) => {
+      asked.push([...faces]);
+      return faces.map(() => isFace);
+    };
+
+    it('opens the finest pass only if the check takes it for a face, asked once and only about it', async () => {
+      asked.length = 0;
+      const rejected = recorder(answer);
+      await searchCoarseFirst(steps, [], rejected.runAll, smallest, 8, judge(false));
+      expect(rejected.rounds.flat()).not.toContain(steps[1]);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]!.map((c) => c.box.height)).toEqual([30]);
+
+      const accepted = recorder(answer);
+      await searchCoarseFirst(steps, [], accepted.runAll, smallest, 8, judge(true));
+      expect(accepted.rounds.flat()).toContain(steps[1]);
+      // without a check it counts as found
+      const unchecked = recorder(answer);
+      await searchCoarseFirst(steps, [], unchecked.runAll, smallest, 8);
+      expect(unchecked.rounds.flat()).toContain(steps[1]);
+    });
+
+    it('is not asked about when weak boxes are all that was found: every pass runs as when nothing is', async () => {
+      asked.length = 0;
+      const only = recorder((step) => (step === whole ? [weak] : []));
+      await searchCoarseFirst(steps, [], only.runAll, smallest, 8, judge(false));
+      expect(asked).toEqual([]);
+      expect(only.rounds.flat()).toHaveLength(steps.length);
+    });
+  });
 });
