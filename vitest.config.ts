@@ -2,6 +2,7 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { chromiumArgs, chromiumPath } from './tools/browser-env.ts';
 import viteConfig from './vite.config.ts';
+import { stallingRoute } from './tools/vite-stalling-route.ts';
 
 // Five projects: "unit" runs pure code and model parity in Node; "browser" runs
 // everything that touches ORT-web, workers, canvas, video or IndexedDB in Debian's Chromium;
@@ -23,6 +24,7 @@ export default mergeConfig(viteConfig, defineConfig({
       },
       {
         extends: true,
+        plugins: [stallingRoute()],
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

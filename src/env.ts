@@ -27,6 +27,12 @@ export const RuntimeEnvSchema = z.object({
    * (src/worker/ort-backend.ts). A start takes 0.2–1 s on a loaded 2-core machine; default 30 s.
    */
   ortStartTimeoutMs: z.number().int().positive().default(30_000),
+  /**
+   * A download of the engine's own files (the model manifest, a model) that receives no data for
+   * this many ms is ended: the request that needs the file answers 3001 and the next one downloads
+   * it again (src/worker/download.ts). Slow is fine, silent is not; default 30 s.
+   */
+  downloadStallMs: z.number().int().positive().default(30_000),
   /** WASM threads; default: every core, at most 4 */
   numThreads: z.number().int().min(1).max(16).optional(),
   /**

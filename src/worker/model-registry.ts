@@ -3,6 +3,7 @@ import type { InferenceSession } from 'onnxruntime-web';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
 import { BackendChanged, type OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
+import { downloadBytes } from './download.ts';
 import { InputBuffers } from './input-buffers.ts';
 import { PeerFailure, type ModelPeer } from './model-peer.ts';
 import { RunScheduler, yieldToMessages } from './run-scheduler.ts';
@@ -93,13 +94,13 @@ export class ModelRegistry {
     /** file name → URL (src/env.ts modelFileUrl) */
     private readonly locate: (file: string) => string,
     readonly manifest: ModelManifest,
+    /** a download that receives no data for this long is ended (src/worker/download.ts) */
+    private readonly downloadStallMs: number,
   ) {}
 
-  static async open(backend: OrtBackend, locate: (file: string) => string): Promise<ModelRegistry> {
-    const url = locate('manifest.json');
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`model manifest not found at ${url} (HTTP ${response.status})`);
-    return new ModelRegistry(backend, locate, ModelManifestSchema.parse(await response.json()));
+  static async open(backend: OrtBackend, locate: (file: string) => string, downloadStallMs: number): Promise<ModelRegistry> {
+    const bytes = await downloadBytes(locate('manifest.json'), 'the model manifest', downloadStallMs);
+    return new ModelRegistry(backend, locate, ModelManifestSchema.parse(JSON.parse(new TextDecoder().decode(bytes))), downloadStallMs);
   }
 
   /**
@@ -187,10 +188,9 @@ export class ModelRegistry {
 
   private async createSession(entry: ModelEntry): Promise<LoadedModel> {
     const started = performance.now();
-    const response = await fetch(this.locate(entry.file));
-    if (!response.ok) throw new Error(`model ${entry.id}: HTTP ${response.status}`);
+    const stored = await downloadBytes(this.locate(entry.file), `model ${entry.id}`, this.downloadStallMs);
     // float32 weights for ORT, unpacked here rather than folded by ORT at its baseline tier
-    const { model } = unpackStoredWeights(new Uint8Array(await response.arrayBuffer()));
+    const { model } = unpackStoredWeights(stored);
     // the peer builds its session from a copy while this one builds its own
     this.peer?.adopt(entry.id, model);
     const session = await this.backend.createSession(model, entry.sessionOptimization);

@@ -91,7 +91,7 @@ const api = {
       // ORT's WASM runtime starts now, while the manifest and the first models download (it
       // would otherwise wait for the detector's bytes: ~0.2 s of every cold start)
       void backend.start();
-      const models = await ModelRegistry.open(backend, (file) => modelFileUrl(env, file));
+      const models = await ModelRegistry.open(backend, (file) => modelFileUrl(env, file), env.downloadStallMs);
       const settings = { backend, models, formats: env.formats, cutFaces: env.cutFaces ?? true };
       if (role === 'peer') return { ...settings, modelWorkers: 1 };
       const peer = backend.info.backend === 'wasm' && wantsPeer(env, backend.info.threads);

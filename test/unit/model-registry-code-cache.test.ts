@@ -43,7 +43,7 @@ function recordingBackend(failAt?: string) {
   return { backend: backend as unknown as OrtBackend, created };
 }
 
-const open = (backend: OrtBackend) => ModelRegistry.open(backend, (file) => `https://models.test/${file}`);
+const open = (backend: OrtBackend) => ModelRegistry.open(backend, (file) => `https://models.test/${file}`, 30_000);
 const run = (registry: ModelRegistry, id: string) => registry.run(id, new Float32Array(1), [1]);
 
 describe('ModelRegistry code-cache warm-up', () => {

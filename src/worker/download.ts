@@ -1,0 +1,60 @@
+// The engine's own files (the model manifest, the models) downloaded with a bound on silence, not
+// on time: a slow network may take minutes over a 5 MB model, and that is fine, but a connection
+// that stops sending (a stuck proxy, a dropped mobile link the browser has not noticed) would
+// leave every request that needs the file waiting forever. No data for `stallMs` ends the
+// download with 3001; the next request that needs the file downloads it again.
+import { EngineError } from '../errors.ts';
+
+const unavailable = (detail: string) => new EngineError('UNAVAILABLE', `temporarily unavailable: ${detail}`);
+
+/** `url`'s bytes; `what` names the file in errors ("model gear"). */
+export async function downloadBytes(url: string, what: string, stallMs: number): Promise<Uint8Array> {
+  const controller = new AbortController();
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      controller.abort();
+    }, stallMs);
+  };
+  rearm();
+  try {
+    const response = await fetch(url, { signal: controller.signal });
+    if (!response.ok) {
+      void response.body?.cancel().catch(() => {});
+      throw unavailable(`${what} could not be downloaded from ${url} (HTTP ${response.status})`);
+    }
+    return await readAll(response, rearm);
+  } catch (error) {
+    if (stalled) throw unavailable(`the download of ${what} stopped (no data for ${stallMs / 1000} s); the next request downloads it again`);
+    if (error instanceof EngineError) throw error;
+    throw unavailable(`${what} could not be downloaded from ${url} (${error instanceof Error ? error.message : String(error)})`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The body as one array, calling `progress` at every chunk. */
+async function readAll(response: Response, progress: () => void): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    progress();
+    chunks.push(value);
+    total += value.length;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
