@@ -59,7 +59,7 @@ type SessionOptimization = ModelEntry['sessionOptimization'];
  */
 async function loadOrt(env: RuntimeEnv, webgpu: boolean): Promise<{ ort: Ort; precompiled?: { module: Promise<WebAssembly.Module | undefined>; wasmUrl: string } }> {
   const files = ortBuildFiles(env, webgpu ? 'ort-wasm-simd-threaded.asyncify' : 'ort-wasm-simd-threaded');
-  const precompiled = webgpu ? undefined : { module: compileWasm(files.wasmUrl), wasmUrl: files.wasmUrl };
+  const precompiled = webgpu ? undefined : { module: compileWasm(files.wasmUrl, env.downloadStallMs), wasmUrl: files.wasmUrl };
   const ort: Ort = webgpu ? await import('onnxruntime-web/webgpu') : await import('onnxruntime-web/wasm');
   ort.env.wasm.wasmPaths = files.wasmPaths;
   ort.env.wasm.numThreads = env.numThreads ?? Math.min(4, globalThis.navigator?.hardwareConcurrency ?? 1);
@@ -251,29 +251,39 @@ export class OrtBackend {
   /**
    * `start` (ORT's start), unless it has not settled `ortStartTimeoutMs` after ORT's WASM was
    * compiled (its download is not counted, unless that compile failed and ORT fetches the file
-   * itself): then ORT is given up for good. Seen once in Firefox
-   * under a full test run: the first call never answered while the worker's thread stayed free
-   * (docs/testing.md); a start that is stuck cannot be cancelled or repeated in this worker.
+   * itself), or the WASM's download stopped (`downloadStallMs` without data): then ORT is given up
+   * for good. Seen once in Firefox under a full test run: the first call never answered while the
+   * worker's thread stayed free (docs/testing.md); a start that is stuck cannot be cancelled or
+   * repeated in this worker.
    */
   private async withinStartBound<T>(compiled: Promise<unknown>, start: Promise<T>): Promise<T> {
-    const STALLED = Symbol('stalled');
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = compiled.then(
-      () => new Promise<typeof STALLED>((resolve) => {
-        if (!settled) timer = setTimeout(() => resolve(STALLED), this.env.ortStartTimeoutMs);
+    const notStarted = `ONNX Runtime did not start within ${this.env.ortStartTimeoutMs / 1000} s of its WASM being compiled`;
+    // what stopped the start: a download that stalled (compileWasm's only rejection) at once, else the bound once compiled
+    const stopped = compiled.then(
+      () => new Promise<string>((resolve) => {
+        if (!settled) timer = setTimeout(() => resolve(notStarted), this.env.ortStartTimeoutMs);
       }),
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
+    let reason: string;
     try {
-      const answer = await Promise.race([start, bound]);
-      if (answer !== STALLED) return answer as T;
+      const first = await Promise.race([start.then((value) => ({ value })), stopped]);
+      if (typeof first !== 'string') return first.value;
+      reason = first;
+    } catch (error) {
+      // ORT's own start failed: because its WASM's download stalled, or for a reason of its own
+      const stall = await compiled.then(() => undefined, (e: unknown) => (e instanceof Error ? e.message : String(e)));
+      if (stall === undefined) throw error;
+      reason = stall;
     } finally {
       settled = true;
       clearTimeout(timer);
     }
-    this.stalledReason = `ONNX Runtime did not start within ${this.env.ortStartTimeoutMs / 1000} s of its WASM being compiled`;
-    this.markStalled(this.stalledReason);
-    throw new EngineError('UNAVAILABLE', `temporarily unavailable: ${this.stalledReason}`);
+    this.stalledReason = reason;
+    this.markStalled(reason);
+    throw new EngineError('UNAVAILABLE', `temporarily unavailable: ${reason}`);
   }
 
   /** @internal */

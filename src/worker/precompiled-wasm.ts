@@ -10,21 +10,64 @@
 // unchanged, and both globals are restored when ORT's start settles. If ORT's loader ever stops
 // making those calls, it fetches the file itself as before (`used` is then false).
 
+/** ORT's WASM download received no data for the bound given to compileWasm. */
+export class WasmDownloadStalled extends Error {
+  constructor(stallMs: number) {
+    super(`the download of ONNX Runtime's WASM stopped (no data for ${stallMs / 1000} s)`);
+    this.name = 'WasmDownloadStalled';
+  }
+}
+
 /**
  * Fetches and compiles a WASM file, streamed (so V8 keeps its code cache by URL, as for ORT's own
  * fetch); undefined if that fails: ORT then fetches the file itself and reports what went wrong.
+ * Rejects only with WasmDownloadStalled, when the download receives no data for `stallMs`.
  */
-export async function compileWasm(url: string): Promise<WebAssembly.Module | undefined> {
+export async function compileWasm(url: string, stallMs = Infinity): Promise<WebAssembly.Module | undefined> {
+  const watch = silenceWatch(stallMs);
   try {
-    const response = await fetch(url, { credentials: 'same-origin' });
+    const response = await fetch(url, { credentials: 'same-origin', signal: watch.signal });
     if (!response.ok) return undefined;
+    // the bytes' arrival is watched on a copy of the stream: the response compiled stays ORT's
+    // own fetch of the URL, whose code cache V8 keeps
+    if (response.body) void watch.follow(response.clone().body!);
     // streaming needs the application/wasm type; from a server that sends another, compile the bytes (as ORT would)
     return await (response.headers.get('content-type')?.startsWith('application/wasm')
       ? WebAssembly.compileStreaming(response)
       : WebAssembly.compile(await response.arrayBuffer()));
   } catch {
+    if (watch.stalled()) throw new WasmDownloadStalled(stallMs);
     return undefined;
+  } finally {
+    watch.stop();
   }
+}
+
+/** An abort signal that fires after `ms` without data (re-armed by each chunk `follow` reads). */
+function silenceWatch(ms: number) {
+  const controller = new AbortController();
+  let stalled = false;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const rearm = () => {
+    clearTimeout(timer);
+    if (!stopped && Number.isFinite(ms)) timer = setTimeout(() => ((stalled = true), controller.abort()), ms);
+  };
+  rearm();
+  return {
+    signal: controller.signal,
+    stalled: () => stalled,
+    stop: () => ((stopped = true), clearTimeout(timer)),
+    /** reads `body` to its end (its chunks are dropped), re-arming the watch at each */
+    async follow(body: ReadableStream<Uint8Array>) {
+      const reader = body.getReader();
+      try {
+        while (!(await reader.read()).done) rearm();
+      } catch {
+        // the download failed or was aborted: the compile reports it
+      }
+    },
+  };
 }
 
 /** The URL a fetch() call asks for, absolute; undefined for one fetch() itself will refuse. */

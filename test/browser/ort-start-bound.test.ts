@@ -1,7 +1,8 @@
 // No call waits forever on ONNX Runtime's start: a start that never finishes (here its loader
 // module, a stand-in whose top-level await never settles: ORT, the worker and the engine are
 // real) fails the waiting call with 3001 within `ortStartTimeoutMs`, ends that worker, and the
-// next call runs on a fresh one. Seen once for real in Firefox under a full test run
+// next call runs on a fresh one; a WASM download that stops sending does the same within
+// `downloadStallMs`. Seen once for real in Firefox under a full test run
 // (docs/testing.md).
 import { afterAll, describe, expect, it } from 'vitest';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
@@ -42,6 +43,29 @@ describe("a bound on ONNX Runtime's start", () => {
       // the next call starts a fresh worker (its ORT stalls too here: the same loader)
       await expect(vision.api.loadModel('blazeface-front')).rejects.toThrow(/ONNX Runtime did not start/);
       expect(vision.restarts()).toBe(1);
+    } finally {
+      vision.terminate();
+    }
+  });
+
+  it("a stalled download of ORT's WASM (a real HTTP stall) fails the call with 3001 within downloadStallMs", async () => {
+    const vision = startVisionWorker();
+    try {
+      await vision.api.init(
+        resolveRuntimeEnv({
+          backend: 'wasm',
+          downloadStallMs: 1500,
+          ortFiles: {
+            'ort-wasm-simd-threaded.mjs': new URL('/ort/ort-wasm-simd-threaded.mjs', location.href).href,
+            'ort-wasm-simd-threaded.wasm': new URL('/__stall/ort-wasm-simd-threaded.wasm', location.href).href,
+          },
+        }),
+      );
+      const begun = performance.now();
+      const error = await vision.api.loadModel('blazeface-front').catch((e: unknown) => e);
+      expect(performance.now() - begun).toBeLessThan(20_000);
+      expect((error as EngineError).failure?.code).toBe(3001);
+      expect((error as EngineError).message).toMatch(/download of ONNX Runtime's WASM stopped \(no data for 1.5 s\)/);
     } finally {
       vision.terminate();
     }

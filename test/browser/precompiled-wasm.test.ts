@@ -2,7 +2,7 @@
 // Chromium with real WebAssembly: the loader's `instantiateStreaming(fetch(url))` gets the compiled
 // module without a download, every other call passes through, and the globals come back.
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileWasm, withPrecompiledWasm } from '../../src/worker/precompiled-wasm.ts';
+import { compileWasm, WasmDownloadStalled, withPrecompiledWasm } from '../../src/worker/precompiled-wasm.ts';
 
 /** (module (func (export "answer") (result i32) i32.const 42)) */
 const ANSWER_WASM = new Uint8Array([
@@ -27,6 +27,15 @@ describe('ORT WASM compiled early', () => {
     const module = await compileWasm(wasmBlobUrl());
     expect(module).toBeInstanceOf(WebAssembly.Module);
     expect(await compileWasm('/no-such-file.wasm')).toBeUndefined();
+  });
+
+  it('rejects with WasmDownloadStalled when the download stops sending (a real stalled HTTP response)', async () => {
+    const begun = performance.now();
+    const error = await compileWasm('/__stall/some.wasm', 500).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WasmDownloadStalled);
+    expect(performance.now() - begun).toBeLessThan(10_000);
+    // a file that arrives is compiled as before, with the watch on
+    expect(await compileWasm(wasmBlobUrl(), 500)).toBeInstanceOf(WebAssembly.Module);
   });
 
   it("answers the loader's fetch and instantiation from the module, without fetching the URL", async () => {
