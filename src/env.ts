@@ -28,9 +28,10 @@ export const RuntimeEnvSchema = z.object({
    */
   ortStartTimeoutMs: z.number().int().positive().default(30_000),
   /**
-   * A download of the engine's own files (the model manifest, a model) that receives no data for
-   * this many ms is ended: the request that needs the file answers 3001 and the next one downloads
-   * it again (src/worker/download.ts). Slow is fine, silent is not; default 30 s.
+   * A download of the engine's own files (ORT's WASM, the model manifest, a model) that receives
+   * no data for this many ms is ended: the request that needs the file answers 3001 and the next
+   * one downloads it again (src/worker/download.ts, precompiled-wasm.ts). Slow is fine, silent is
+   * not; default 30 s.
    */
   downloadStallMs: z.number().int().positive().default(30_000),
   /** WASM threads; default: every core, at most 4 */

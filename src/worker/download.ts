@@ -1,8 +1,9 @@
-// The engine's own files (the model manifest, the models) downloaded with a bound on silence, not
+// The engine's model files (the manifest, the models) downloaded with a bound on silence, not
 // on time: a slow network may take minutes over a 5 MB model, and that is fine, but a connection
 // that stops sending (a stuck proxy, a dropped mobile link the browser has not noticed) would
 // leave every request that needs the file waiting forever. No data for `stallMs` ends the
-// download with 3001; the next request that needs the file downloads it again.
+// download with 3001; the next request that needs the file downloads it again. (ORT's WASM has
+// the same bound, watched while it compiles: precompiled-wasm.ts.)
 import { EngineError } from '../errors.ts';
 
 const unavailable = (detail: string) => new EngineError('UNAVAILABLE', `temporarily unavailable: ${detail}`);
