@@ -24,9 +24,9 @@ export const RuntimeEnvSchema = z.object({
    * ORT's start (its compiled WASM instantiated, its threads and its init) that has not finished
    * this many ms after the WASM was compiled — the download is not counted — ends the vision
    * worker: the calls waiting on it fail with 3001 and the next call starts a fresh worker
-   * (src/worker/ort-backend.ts). A start takes 0.2–1 s on a loaded 2-core machine; default 30 s.
+   * (src/worker/ort-backend.ts). A start takes 0.2–1 s on a loaded 2-core machine; default 15 s.
    */
-  ortStartTimeoutMs: z.number().int().positive().default(30_000),
+  ortStartTimeoutMs: z.number().int().positive().default(15_000),
   /**
    * A download of the engine's own files (ORT's WASM, the model manifest, a model) that receives
    * no data for this many ms is ended: the request that needs the file answers 3001 and the next

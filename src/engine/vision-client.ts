@@ -23,7 +23,23 @@ export interface VisionWorkerOptions {
   unresponsiveMs?: number;
   /** how often the watchdog pings while calls are pending (default 10 s) */
   pingEveryMs?: number;
+  /**
+   * the same while the worker's ONNX Runtime is starting (default 10 s, pinged every second): no
+   * step of a start holds the thread for seconds, and Firefox can deadlock there (below)
+   */
+  startUnresponsiveMs?: number;
 }
+
+/**
+ * Calls that may be sent again, once, to a fresh worker when theirs died while its ONNX Runtime
+ * was starting: they keep no state in the worker and change nothing outside it. An image that was
+ * transferred (a decoded input) is gone from the page by then and is not sent again.
+ */
+const REPLAYABLE = new Set(['init', 'pulse', 'backendInfo', 'modelRuns', 'modelLoads', 'loadModel', 'warmUp', 'analyze']);
+const isTransferredImage = (value: unknown) =>
+  (typeof ImageBitmap !== 'undefined' && value instanceof ImageBitmap) ||
+  (typeof VideoFrame !== 'undefined' && value instanceof VideoFrame) ||
+  (typeof ImageData !== 'undefined' && value instanceof ImageData);
 
 function missingWorker(): never {
   throw new Error('createEngine: no workerUrl (the library build always passes one)');
@@ -46,6 +62,13 @@ interface Incarnation {
   dead: boolean;
   /** it has answered at least once: an error event after that is a script error, not a failed start */
   answered: boolean;
+  /** its last ping's answer said ONNX Runtime had started */
+  ortStarted: boolean;
+  /** when its ping in flight was sent (undefined: none in flight), and when its last one was */
+  pingSince?: number;
+  lastPing: number;
+  /** why it was ended, once it is dead */
+  death?: EngineError;
 }
 
 const deadWorker = (detail: string) =>
@@ -55,6 +78,8 @@ const deadWorker = (detail: string) =>
 export function startVisionWorker(url?: string | URL, options: VisionWorkerOptions = {}): VisionWorker {
   const unresponsiveMs = options.unresponsiveMs ?? 60_000;
   const pingEveryMs = options.pingEveryMs ?? 10_000;
+  const startUnresponsiveMs = Math.min(unresponsiveMs, options.startUnresponsiveMs ?? 10_000);
+  const startPingEveryMs = Math.min(pingEveryMs, 1000);
   let current: Incarnation | undefined;
   let restarts = 0;
   let terminated = false;
@@ -64,7 +89,6 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
   const pending = new Map<number, { method: string; since: number }>();
   let nextCall = 0;
   let watchdog: ReturnType<typeof setInterval> | undefined;
-  let pingSince: number | undefined;
 
   function spawn(): Incarnation {
     const worker = newWorker(url);
@@ -78,9 +102,12 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       died,
       dead: false,
       answered: false,
+      ortStarted: false,
+      lastPing: -Infinity,
       kill(error) {
         if (incarnation.dead) return;
         incarnation.dead = true;
+        incarnation.death = error;
         remote[Comlink.releaseProxy]();
         worker.terminate();
         reject(error);
@@ -108,22 +135,32 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
     return fresh;
   }
 
+  /**
+   * Runs every `startPingEveryMs` while calls are pending: pings the worker (at the slower pace
+   * once its ORT has started) and ends one that left a ping unanswered past the bound. Firefox can
+   * deadlock the vision worker's thread while ORT starts its WASM thread there (~1 start in 40
+   * under load: docs/testing.md), and nothing inside the worker runs again: only this sees it.
+   */
   function checkPulse(): void {
     const incarnation = current;
     if (!incarnation || incarnation.dead || pending.size === 0) return;
-    if (pingSince !== undefined) {
-      if (performance.now() - pingSince > unresponsiveMs) {
-        pingSince = undefined;
-        incarnation.kill(deadWorker(`stopped answering for ${Math.round(unresponsiveMs / 1000)} s (it crashed or ran out of memory; ${waitingOn()})`));
+    const now = performance.now();
+    if (incarnation.pingSince !== undefined) {
+      const bound = incarnation.ortStarted ? unresponsiveMs : startUnresponsiveMs;
+      if (now - incarnation.pingSince > bound) {
+        const why = incarnation.ortStarted ? 'it crashed or ran out of memory' : 'while its ONNX Runtime was starting';
+        incarnation.kill(deadWorker(`stopped answering for ${Math.round(bound / 1000)} s (${why}; ${waitingOn()})`));
       }
       return;
     }
-    pingSince = performance.now();
-    // a rejected ping is an answer too (e.g. a failed init): only silence counts
-    const answered = () => {
-      if (current === incarnation) pingSince = undefined;
+    if (now - incarnation.lastPing < (incarnation.ortStarted ? pingEveryMs : startPingEveryMs)) return;
+    incarnation.pingSince = incarnation.lastPing = now;
+    const answered = (pulse?: { ortStarted?: boolean }) => {
+      incarnation.pingSince = undefined;
+      if (pulse?.ortStarted) incarnation.ortStarted = true;
     };
-    incarnation.remote.backendInfo().then(answered, answered);
+    // a rejected ping is an answer too (e.g. a worker without pulse()): only silence counts
+    incarnation.remote.pulse().then(answered, () => answered());
   }
 
   /** e.g. "waiting on analyze (71 s), warmUp (80 s)": what to look at when a worker hangs */
@@ -136,20 +173,29 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
   async function call(method: string, args: unknown[]): Promise<unknown> {
     const id = nextCall++;
     pending.set(id, { method, since: performance.now() });
-    watchdog ??= setInterval(checkPulse, pingEveryMs);
+    watchdog ??= setInterval(checkPulse, startPingEveryMs);
+    // a worker lost while its ORT started (a start, not the request, failed): sent once more to a fresh one
+    let replays = REPLAYABLE.has(method) && !args.some(isTransferredImage) ? 1 : 0;
     try {
-      const incarnation = await live();
-      if (method === 'init') env = args[0] as RuntimeEnv;
-      const fn = (incarnation.remote as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
-      const value = await Promise.race([fn(...args), incarnation.died]);
-      incarnation.answered = true;
-      return value;
+      for (;;) {
+        const incarnation = await live();
+        if (method === 'init') env = args[0] as RuntimeEnv;
+        const fn = (incarnation.remote as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
+        try {
+          const value = await Promise.race([fn(...args), incarnation.died]);
+          incarnation.answered = true;
+          return value;
+        } catch (error) {
+          const lostAtStart = incarnation.dead && error === incarnation.death && !incarnation.ortStarted;
+          if (!lostAtStart || replays-- <= 0) throw error;
+        }
+      }
     } finally {
       pending.delete(id);
       if (pending.size === 0) {
         clearInterval(watchdog);
         watchdog = undefined;
-        pingSince = undefined;
+        if (current) current.pingSince = undefined;
       }
     }
   }

@@ -96,6 +96,8 @@ export class OrtBackend {
    * owner must end it (src/worker/worker-broken.ts). Never resolves otherwise.
    */
   readonly stalled = new Promise<string>((resolve) => (this.markStalled = resolve));
+  /** ORT has started (a session was made): the page's watchdog gives a worker more time after this */
+  isUp = false;
 
   private constructor(
     private readonly env: RuntimeEnv,
@@ -157,6 +159,7 @@ export class OrtBackend {
       return this.startingOrt(() => this.ort.InferenceSession.create(model, sessionOptions(this.providers, level)));
     });
     this.current.add(session);
+    this.isUp = true;
     // ORT settles the real thread count when its WASM initialises (first session).
     this.details.threads = this.ort.env.wasm.numThreads ?? 1;
     return session;

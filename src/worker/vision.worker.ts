@@ -46,6 +46,8 @@ import { startModelPeer, wantsPeer } from './model-peer.ts';
 import { declareBroken } from './worker-broken.ts';
 
 let ready: Promise<{ backend: OrtBackend; models: ModelRegistry; formats: RuntimeEnv['formats']; cutFaces: boolean; modelWorkers: number }> | undefined;
+/** the backend once init() has made it, for pulse() (which must not wait for init) */
+let backendMade: OrtBackend | undefined;
 
 /** The engine's cutFaces option applied to a request's detection settings (a request's own override wins). */
 function withEngineDetection(options: ImageAnalysisOptions, cutFaces: boolean): ImageAnalysisOptions {
@@ -86,6 +88,7 @@ const api = {
     ready ??= (async () => {
       // two model workers on one thread each, unless the caller set the threads
       const backend = await OrtBackend.create(env.modelWorkers === 2 && env.numThreads === undefined ? { ...env, numThreads: 1 } : env);
+      backendMade = backend;
       // an ORT that never started leaves this worker useless but responsive: its owner ends it
       void backend.stalled.then((reason) => declareBroken(`could not start: ${reason}`));
       // ORT's WASM runtime starts now, while the manifest and the first models download (it
@@ -104,6 +107,14 @@ const api = {
     })();
     const { backend, modelWorkers } = await ready;
     return { ...backend.info, modelWorkers };
+  },
+
+  /**
+   * The page's watchdog ping (src/engine/vision-client.ts): answers at once, init or not, so only a
+   * frozen thread stays silent; says whether ORT has started (until then the page waits less).
+   */
+  pulse(): { ortStarted: boolean } {
+    return { ortStarted: backendMade?.isUp ?? false };
   },
 
   async backendInfo(): Promise<BackendInfo> {

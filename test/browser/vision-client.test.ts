@@ -1,8 +1,10 @@
 // The main thread's handle on the vision worker never waits forever: a worker whose script
 // fails to load, and one that stops answering (a thread stuck or killed, here a stand-in
 // worker spinning forever), fail their calls with 3001 within the watchdog's bound, and the
-// next call runs on a fresh worker with the same init environment replayed.
+// next call runs on a fresh worker with the same init environment replayed. A worker lost while
+// it starts has its call sent once more to a fresh worker.
 import { describe, expect, it } from 'vitest';
+import frozenStartWorkerUrl from './helpers/frozen-start-worker.ts?worker&url';
 import hangingWorkerUrl from './helpers/hanging-worker.ts?worker&url';
 import { startVisionWorker } from '../../src/engine/vision-client.ts';
 import { EngineError } from '../../src/errors.ts';
@@ -33,6 +35,18 @@ describe('vision worker client', () => {
     expect(vision.restarts()).toBe(1);
     expect(after.env).toEqual({ backend: 'wasm' }); // init replayed into the new worker
     expect(after.startedAt).not.toBe(first.startedAt);
+    vision.terminate();
+  });
+
+  it('a worker frozen while it starts is found within the start bound and the call is sent once more to a fresh one', async () => {
+    const vision = startVisionWorker(new URL(frozenStartWorkerUrl, location.href), { startUnresponsiveMs: 1500 });
+    const begun = performance.now();
+    const error = await (vision.api as unknown as Api).init!({ backend: 'wasm' }).catch((e: unknown) => e);
+    // two workers, each given up after ~1.5 s of silence (pinged every second)
+    expect(performance.now() - begun).toBeLessThan(10_000);
+    expect((error as EngineError).failure).toMatchObject({ code: 3001 });
+    expect((error as EngineError).message).toMatch(/stopped answering for 2 s \(while its ONNX Runtime was starting; waiting on init/);
+    expect(vision.restarts()).toBe(1);
     vision.terminate();
   });
 });
