@@ -24,8 +24,8 @@ export interface VisionWorkerOptions {
   /** how often the watchdog pings while calls are pending (default 10 s) */
   pingEveryMs?: number;
   /**
-   * the same while the worker's ONNX Runtime is starting (default 10 s, pinged every second): no
-   * step of a start holds the thread for seconds, and Firefox can deadlock there (below)
+   * the same while the worker's ONNX Runtime or its model peer is starting (default 10 s, pinged
+   * every second): no step of a start holds the thread for seconds, and Firefox can deadlock there
    */
   startUnresponsiveMs?: number;
 }
@@ -62,8 +62,8 @@ interface Incarnation {
   dead: boolean;
   /** it has answered at least once: an error event after that is a script error, not a failed start */
   answered: boolean;
-  /** its last ping's answer said ONNX Runtime had started */
-  ortStarted: boolean;
+  /** its ONNX Runtime or a worker it starts (the model peer) is not up yet, as its last ping said */
+  starting: boolean;
   /** when its ping in flight was sent (undefined: none in flight), and when its last one was */
   pingSince?: number;
   lastPing: number;
@@ -102,7 +102,7 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       died,
       dead: false,
       answered: false,
-      ortStarted: false,
+      starting: true,
       lastPing: -Infinity,
       kill(error) {
         if (incarnation.dead) return;
@@ -137,7 +137,7 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
 
   /**
    * Runs every `startPingEveryMs` while calls are pending: pings the worker (at the slower pace
-   * once its ORT has started) and ends one that left a ping unanswered past the bound. Firefox can
+   * once it says it has started) and ends one that left a ping unanswered past the bound. Firefox can
    * deadlock the vision worker's thread while ORT starts its WASM thread there (~1 start in 40
    * under load: docs/testing.md), and nothing inside the worker runs again: only this sees it.
    */
@@ -146,18 +146,18 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
     if (!incarnation || incarnation.dead || pending.size === 0) return;
     const now = performance.now();
     if (incarnation.pingSince !== undefined) {
-      const bound = incarnation.ortStarted ? unresponsiveMs : startUnresponsiveMs;
+      const bound = incarnation.starting ? startUnresponsiveMs : unresponsiveMs;
       if (now - incarnation.pingSince > bound) {
-        const why = incarnation.ortStarted ? 'it crashed or ran out of memory' : 'while its ONNX Runtime was starting';
+        const why = incarnation.starting ? 'while it was starting: ONNX Runtime or its model peer' : 'it crashed or ran out of memory';
         incarnation.kill(deadWorker(`stopped answering for ${Math.round(bound / 1000)} s (${why}; ${waitingOn()})`));
       }
       return;
     }
-    if (now - incarnation.lastPing < (incarnation.ortStarted ? pingEveryMs : startPingEveryMs)) return;
+    if (now - incarnation.lastPing < (incarnation.starting ? startPingEveryMs : pingEveryMs)) return;
     incarnation.pingSince = incarnation.lastPing = now;
-    const answered = (pulse?: { ortStarted?: boolean }) => {
+    const answered = (pulse?: { starting?: boolean }) => {
       incarnation.pingSince = undefined;
-      if (pulse?.ortStarted) incarnation.ortStarted = true;
+      if (typeof pulse?.starting === 'boolean') incarnation.starting = pulse.starting;
     };
     // a rejected ping is an answer too (e.g. a worker without pulse()): only silence counts
     incarnation.remote.pulse().then(answered, () => answered());
@@ -186,7 +186,7 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
           incarnation.answered = true;
           return value;
         } catch (error) {
-          const lostAtStart = incarnation.dead && error === incarnation.death && !incarnation.ortStarted;
+          const lostAtStart = incarnation.dead && error === incarnation.death && incarnation.starting;
           if (!lostAtStart || replays-- <= 0) throw error;
         }
       }

@@ -36,6 +36,8 @@ export interface ModelPeer {
   holds(id: string): boolean;
   /** called when the peer takes a new model or dies: runs waiting for either can go */
   onChange?: () => void;
+  /** settles when the peer's start has (its init answered, or it failed) */
+  started: Promise<unknown>;
   terminate(): void;
 }
 
@@ -106,6 +108,7 @@ export function startModelPeer(env: RuntimeEnv, scriptUrl = globalThis.location?
     adopt: (id, model) => take(id, () => remote.adoptModel(id, model)),
     load: (id) => take(id, () => remote.loadModel(id)),
     holds: (id) => !failed && offered.has(id),
+    started: started.catch(() => undefined),
     terminate: () => fail('terminated'),
   };
   /** the peer's session of a model, made once; a failed one is forgotten so this worker runs the model */

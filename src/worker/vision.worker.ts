@@ -66,7 +66,11 @@ function afterAnswer(models: ModelRegistry): void {
   if (startPeer) {
     const peer = startPeer();
     startPeer = undefined;
-    if (peer) models.attachPeer(peer);
+    if (peer) {
+      peerStarting = true;
+      void peer.started.finally(() => (peerStarting = false));
+      models.attachPeer(peer);
+    }
   }
   // a timer only while there is work for it: once the warm-up is done, every answer skips it
   if (models.codeCacheWarmUpPending) setTimeout(() => void models.warmCodeCache().catch(() => {}), 0);
@@ -76,6 +80,8 @@ function afterAnswer(models: ModelRegistry): void {
 
 /** starts the model peer (src/worker/model-peer.ts) when the worker wants one and has not started it yet */
 let startPeer: (() => ReturnType<typeof startModelPeer>) | undefined;
+/** the model peer's worker is starting (Firefox can deadlock this worker there, as at ORT's start) */
+let peerStarting = false;
 
 function requireReady() {
   if (!ready) throw new Error('vision worker used before init()');
@@ -111,10 +117,12 @@ const api = {
 
   /**
    * The page's watchdog ping (src/engine/vision-client.ts): answers at once, init or not, so only a
-   * frozen thread stays silent; says whether ORT has started (until then the page waits less).
+   * frozen thread stays silent. `starting`: ORT, or a worker this one starts (the model peer, after
+   * the first answer), is not up yet — where Firefox can deadlock this thread, so the page waits
+   * less and may send a lost call again.
    */
-  pulse(): { ortStarted: boolean } {
-    return { ortStarted: backendMade?.isUp ?? false };
+  pulse(): { starting: boolean } {
+    return { starting: !(backendMade?.isUp ?? false) || startPeer !== undefined || peerStarting };
   },
 
   async backendInfo(): Promise<BackendInfo> {

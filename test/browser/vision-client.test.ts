@@ -45,7 +45,7 @@ describe('vision worker client', () => {
     // two workers, each given up after ~1.5 s of silence (pinged every second)
     expect(performance.now() - begun).toBeLessThan(10_000);
     expect((error as EngineError).failure).toMatchObject({ code: 3001 });
-    expect((error as EngineError).message).toMatch(/stopped answering for 2 s \(while its ONNX Runtime was starting; waiting on init/);
+    expect((error as EngineError).message).toMatch(/stopped answering for 2 s \(while it was starting: ONNX Runtime or its model peer; waiting on init/);
     expect(vision.restarts()).toBe(1);
     vision.terminate();
   });
