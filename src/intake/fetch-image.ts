@@ -1,5 +1,6 @@
 // Downloads an image URL with an injected fetch (the page's original network fetch, not a
 // shim that may have replaced window.fetch), with a timeout and a byte limit.
+import { readResponseBytes } from '../bytes.ts';
 import { EngineError } from '../errors.ts';
 import { errorText, raceAbort, withTimeout } from './abort.ts';
 import { checkEncodedSize, FETCH_TIMEOUT_MS, MAX_ENCODED_BYTES } from './limits.ts';
@@ -52,26 +53,9 @@ export async function fetchImageBytes(url: string, opts: FetchImageOptions): Pro
   }
 }
 
-async function readBody(res: Response, maxBytes: number): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array(await res.arrayBuffer());
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > maxBytes) {
-      void reader.cancel().catch(() => {});
-      checkEncodedSize(total, maxBytes);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+/** The body, stopped (5000, too large) as soon as it passes `maxBytes`. */
+function readBody(res: Response, maxBytes: number): Promise<Uint8Array> {
+  return readResponseBytes(res, (received) => {
+    if (received > maxBytes) checkEncodedSize(received, maxBytes);
+  });
 }

@@ -4,6 +4,7 @@
 // leave every request that needs the file waiting forever. No data for `stallMs` ends the
 // download with 3001; the next request that needs the file downloads it again. (ORT's WASM has
 // the same bound, watched while it compiles: precompiled-wasm.ts.)
+import { readResponseBytes } from '../bytes.ts';
 import { EngineError } from '../errors.ts';
 
 const unavailable = (detail: string) => new EngineError('UNAVAILABLE', `temporarily unavailable: ${detail}`);
@@ -27,7 +28,7 @@ export async function downloadBytes(url: string, what: string, stallMs: number):
       void response.body?.cancel().catch(() => {});
       throw unavailable(`${what} could not be downloaded from ${url} (HTTP ${response.status})`);
     }
-    return await readAll(response, rearm);
+    return await readResponseBytes(response, rearm);
   } catch (error) {
     if (stalled) throw unavailable(`the download of ${what} stopped (no data for ${stallMs / 1000} s); the next request downloads it again`);
     if (error instanceof EngineError) throw error;
@@ -35,27 +36,4 @@ export async function downloadBytes(url: string, what: string, stallMs: number):
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The body as one array, calling `progress` at every chunk. */
-async function readAll(response: Response, progress: () => void): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    progress();
-    chunks.push(value);
-    total += value.length;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
 }
