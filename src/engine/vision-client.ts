@@ -35,7 +35,7 @@ export interface VisionWorkerOptions {
  * was starting: they keep no state in the worker and change nothing outside it. An image that was
  * transferred (a decoded input) is gone from the page by then and is not sent again.
  */
-const REPLAYABLE = new Set(['init', 'pulse', 'backendInfo', 'modelRuns', 'modelLoads', 'loadModel', 'warmUp', 'analyze']);
+const REPLAYABLE = new Set(['init', 'backendInfo', 'modelRuns', 'modelLoads', 'loadModel', 'warmUp', 'analyze']);
 const isTransferredImage = (value: unknown) =>
   (typeof ImageBitmap !== 'undefined' && value instanceof ImageBitmap) ||
   (typeof VideoFrame !== 'undefined' && value instanceof VideoFrame) ||

@@ -10,6 +10,8 @@
 // unchanged, and both globals are restored when ORT's start settles. If ORT's loader ever stops
 // making those calls, it fetches the file itself as before (`used` is then false).
 
+import { silenceWatch } from './download.ts';
+
 /** ORT's WASM download received no data for the bound given to compileWasm. */
 export class WasmDownloadStalled extends Error {
   constructor(stallMs: number) {
@@ -30,7 +32,7 @@ export async function compileWasm(url: string, stallMs = Infinity): Promise<WebA
     if (!response.ok) return undefined;
     // the bytes' arrival is watched on a copy of the stream: the response compiled stays ORT's
     // own fetch of the URL, whose code cache V8 keeps
-    if (response.body) void watch.follow(response.clone().body!);
+    if (response.body) void follow(response.clone().body!, watch.rearm);
     // streaming needs the application/wasm type; from a server that sends another, compile the bytes (as ORT would)
     return await (response.headers.get('content-type')?.startsWith('application/wasm')
       ? WebAssembly.compileStreaming(response)
@@ -43,31 +45,14 @@ export async function compileWasm(url: string, stallMs = Infinity): Promise<WebA
   }
 }
 
-/** An abort signal that fires after `ms` without data (re-armed by each chunk `follow` reads). */
-function silenceWatch(ms: number) {
-  const controller = new AbortController();
-  let stalled = false;
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const rearm = () => {
-    clearTimeout(timer);
-    if (!stopped && Number.isFinite(ms)) timer = setTimeout(() => ((stalled = true), controller.abort()), ms);
-  };
-  rearm();
-  return {
-    signal: controller.signal,
-    stalled: () => stalled,
-    stop: () => ((stopped = true), clearTimeout(timer)),
-    /** reads `body` to its end (its chunks are dropped), re-arming the watch at each */
-    async follow(body: ReadableStream<Uint8Array>) {
-      const reader = body.getReader();
-      try {
-        while (!(await reader.read()).done) rearm();
-      } catch {
-        // the download failed or was aborted: the compile reports it
-      }
-    },
-  };
+/** Reads `body` to its end (its chunks dropped), calling `onChunk` at each: a download's progress. */
+async function follow(body: ReadableStream<Uint8Array>, onChunk: () => void): Promise<void> {
+  const reader = body.getReader();
+  try {
+    while (!(await reader.read()).done) onChunk();
+  } catch {
+    // the download failed or was aborted: the compile reports it
+  }
 }
 
 /** The URL a fetch() call asks for, absolute; undefined for one fetch() itself will refuse. */
