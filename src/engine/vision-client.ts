@@ -32,14 +32,41 @@ export interface VisionWorkerOptions {
 
 /**
  * Calls that may be sent again, once, to a fresh worker when theirs died while its ONNX Runtime
- * was starting: they keep no state in the worker and change nothing outside it. An image that was
- * transferred (a decoded input) is gone from the page by then and is not sent again.
+ * was starting: they keep no state in the worker and change nothing outside it.
  */
 const REPLAYABLE = new Set(['init', 'backendInfo', 'modelRuns', 'modelLoads', 'loadModel', 'warmUp', 'analyze']);
-const isTransferredImage = (value: unknown) =>
+
+/** What a call transfers and the worker empties (a decoded input's copy, engine/vision-port.ts); an ImageData is copied. */
+type TransferredImage = ImageBitmap | VideoFrame;
+const isTransferredImage = (value: unknown): value is TransferredImage =>
   (typeof ImageBitmap !== 'undefined' && value instanceof ImageBitmap) ||
-  (typeof VideoFrame !== 'undefined' && value instanceof VideoFrame) ||
-  (typeof ImageData !== 'undefined' && value instanceof ImageData);
+  (typeof VideoFrame !== 'undefined' && value instanceof VideoFrame);
+
+/** A call's arguments with a fresh copy of each transferred image, to send it once more. */
+interface SpareArgs {
+  args: unknown[];
+  /** closes the copies (a no-op for those already sent: a transfer empties them) */
+  close(): void;
+}
+
+/**
+ * The copies are made only while the worker is starting (the only time a call is sent again),
+ * from the engine's own copy, so the pixels are those of the call: a `<video>` or a canvas the
+ * app keeps drawing on may have moved on by then.
+ */
+async function spareArgs(args: unknown[]): Promise<SpareArgs | undefined> {
+  if (!args.some(isTransferredImage)) return undefined;
+  const copies: TransferredImage[] = [];
+  const copied = await Promise.all(
+    args.map(async (value) => {
+      if (!isTransferredImage(value)) return value;
+      const copy = value instanceof ImageBitmap ? await createImageBitmap(value) : value.clone();
+      copies.push(copy);
+      return Comlink.transfer(copy, [copy]);
+    }),
+  );
+  return { args: copied, close: () => copies.forEach((copy) => copy.close()) };
+}
 
 function missingWorker(): never {
   throw new Error('createEngine: no workerUrl (the library build always passes one)');
@@ -64,6 +91,8 @@ interface Incarnation {
   answered: boolean;
   /** its ONNX Runtime or a worker it starts (the model peer) is not up yet, as its last ping said */
   starting: boolean;
+  /** a ping sent after an answer is in flight (refreshStarting) */
+  refreshing: boolean;
   /** when its ping in flight was sent (undefined: none in flight), and when its last one was */
   pingSince?: number;
   lastPing: number;
@@ -103,6 +132,7 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       dead: false,
       answered: false,
       starting: true,
+      refreshing: false,
       lastPing: -Infinity,
       kill(error) {
         if (incarnation.dead) return;
@@ -163,6 +193,23 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
     incarnation.remote.pulse().then(answered, () => answered());
   }
 
+  /**
+   * After an answer from a worker still taken as starting, asks whether it still is: the
+   * watchdog pings only calls that take over a second, and a worker taken as starting has each
+   * decoded image copied before it is sent (spareArgs).
+   */
+  function refreshStarting(incarnation: Incarnation): void {
+    if (!incarnation.starting || incarnation.refreshing || incarnation.dead) return;
+    incarnation.refreshing = true;
+    incarnation.remote.pulse().then(
+      (pulse) => {
+        incarnation.refreshing = false;
+        if (typeof pulse?.starting === 'boolean') incarnation.starting = pulse.starting;
+      },
+      () => (incarnation.refreshing = false),
+    );
+  }
+
   /** e.g. "waiting on analyze (71 s), warmUp (80 s)": what to look at when a worker hangs */
   function waitingOn(): string {
     const now = performance.now();
@@ -175,22 +222,29 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
     pending.set(id, { method, since: performance.now() });
     watchdog ??= setInterval(checkPulse, startPingEveryMs);
     // a worker lost while its ORT started (a start, not the request, failed): sent once more to a fresh one
-    let replays = REPLAYABLE.has(method) && !args.some(isTransferredImage) ? 1 : 0;
+    let replays = REPLAYABLE.has(method) ? 1 : 0;
+    let spare: SpareArgs | undefined;
     try {
       for (;;) {
         const incarnation = await live();
         if (method === 'init') env = args[0] as RuntimeEnv;
+        if (replays > 0 && incarnation.starting) spare = await spareArgs(args);
         const fn = (incarnation.remote as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
         try {
           const value = await Promise.race([fn(...args), incarnation.died]);
           incarnation.answered = true;
+          refreshStarting(incarnation);
           return value;
         } catch (error) {
           const lostAtStart = incarnation.dead && error === incarnation.death && incarnation.starting;
-          if (!lostAtStart || replays-- <= 0) throw error;
+          // a transferred image is gone with the worker: only a copy made before can be sent again
+          const sendable = !args.some(isTransferredImage) || spare !== undefined;
+          if (!lostAtStart || !sendable || replays-- <= 0) throw error;
+          if (spare) args = spare.args;
         }
       }
     } finally {
+      spare?.close();
       pending.delete(id);
       if (pending.size === 0) {
         clearInterval(watchdog);
