@@ -17,6 +17,7 @@ import {
   engineRatios,
   fetchKind,
   inlineSourceMapBytes,
+  passOrder,
   peerOrder,
   perImageMedians,
   ratio,
@@ -238,6 +239,16 @@ describe('ratio tables of both configurations', () => {
 });
 
 describe('call order', () => {
+  it('spreads the single face through a pass, first at its start, every photo once in order', () => {
+    const photos = Array.from({ length: 10 }, (_, i) => `p${i}`);
+    const order = passOrder(photos, 3);
+    expect(order.filter((id) => id !== 'single')).toEqual(photos);
+    expect(order.flatMap((id, at) => (id === 'single' ? [at] : []))).toEqual([0, 5, 9]);
+    expect(passOrder(photos, 1)[0]).toBe('single');
+    expect(passOrder([], 2)).toEqual(['single', 'single']);
+    expect(passOrder(['a'], 5).filter((id) => id === 'single')).toHaveLength(5);
+  });
+
   it('rotates who goes first, each library first equally often', () => {
     expect(peerOrder(0)).toEqual(['human', 'faceapi', 'engine']);
     expect(peerOrder(1)).toEqual(['faceapi', 'engine', 'human']);

@@ -12,7 +12,7 @@ import { launchBrowser, type BrowserName } from '../harness/browsers.ts';
 import { cpuSnapshot, othersShare } from './cpu-load.ts';
 import type { EngineBuild, PeerRuntime } from './pages/peer-adapter.ts';
 import type { Call, SetupResult } from './pages/peers.ts';
-import { BANDS, PEERS, SINGLE_ID, type BenchImage, type Config, type Peer } from './peers-data.ts';
+import { BANDS, PEERS, SINGLE_ID, passOrder, type BenchImage, type Config, type Peer } from './peers-data.ts';
 import { ms, waitForIdle } from './report.ts';
 
 export const PAGE = '/tools/bench/pages/peers.html';
@@ -115,7 +115,7 @@ export async function measureWarm(o: WarmOptions, images: readonly BenchImage[],
     console.log(`warm-up: ${o.warmup} round(s) over ${warmIds.length} photos (≥ ${WARMUP_MIN_MS / 1000} s)`);
     await call('warmUp', { ids: warmIds, rounds: o.warmup, minMs: WARMUP_MIN_MS }, 900_000 * slow);
     const calls: Call[] = [];
-    const passIds = [...Array<string>(o.singleRepeats).fill(SINGLE_ID), ...images.map((i) => i.path)];
+    const passIds = passOrder(images.map((i) => i.path), o.singleRepeats);
     for (let p = 0; p < o.passes; p++) {
       const t = Date.now();
       for (let from = 0; from < passIds.length; from += PASS_CHUNK) {

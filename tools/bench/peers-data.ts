@@ -134,6 +134,25 @@ export function engineRatios(times: Record<Peer, number>): { vsHuman: number; vs
 }
 
 /**
+ * A pass's photo order: the single face `singles` times, spread evenly through the photos (the
+ * first at the start), not all at the pass's start, where the state the warm-up or the previous
+ * pass left (a large photo's memory, the other configuration's cold starts) would weigh on every
+ * one of its calls.
+ */
+export function passOrder(photos: readonly string[], singles: number): string[] {
+  const order: string[] = [];
+  let placed = 0;
+  for (let i = 0; i <= photos.length; i++) {
+    while (placed < singles && placed * photos.length <= i * singles) {
+      order.push(SINGLE_ID);
+      placed++;
+    }
+    if (i < photos.length) order.push(photos[i]!);
+  }
+  return order;
+}
+
+/**
  * The order the three libraries answer the `turn`-th photo of a run in: rotated every turn,
  * so each library follows each other equally often (threads of the one before may still spin).
  */

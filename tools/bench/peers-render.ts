@@ -172,7 +172,7 @@ export function renderRun(m: PeersRun): string {
       `${v['@vladmandic/face-api']}: the same tfjs wasm files, \`detectAllFaces(canvas, new SsdMobilenetv1Options()).withFaceLandmarks().withFaceExpressions().withAgeAndGender().withFaceDescriptors()\`. ` +
       `this engine: ${o.engineBuild === 'lib' ? 'its npm package build (one ESM file and its worker, ORT\'s files and the models as static files)' : 'its source modules through vite\'s dev server'}, \`createEngine({ backend: 'wasm', numThreads })\`, onnxruntime-web ${v['onnxruntime-web']}. ` +
       'Each library in its own same-origin iframe (human and face-api each bundle tfjs, which keeps one engine per JS realm); the libraries\' files sent as on disk, not through vite\'s transforms.',
-    `- Photos: the 640×480 single face (\`${SINGLE_FACE.source}\` cropped, as \`npm run bench\`), ${o.singleRepeats}× per pass; ` +
+    `- Photos: the 640×480 single face (\`${SINGLE_FACE.source}\` cropped, as \`npm run bench\`), ${o.singleRepeats}× per pass, spread through it; ` +
       `${m.images.filter((i) => i.set !== 'upscaled').length} photos of ../shared/data faces/ and groups/${o.quick ? ' (--quick: one per band)' : ''}` +
       (upscaled.length
         ? `; and a **speed-only set of ${upscaled.length} upscaled photos** made in the page at bench time (nothing stored): ${sources.map((s) => `\`${s}\``).join(', ')} scaled to ${UPSCALE_MEGAPIXELS.join(' and ')} MP, JPEG quality ${UPSCALE_QUALITY} — there to time phone-size photos, which the shared data lacks; their faces are counted, not judged`

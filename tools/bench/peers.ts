@@ -15,7 +15,7 @@
 //   --config both|isolated|plain (both)  one configuration only (a partial run: docs left alone)
 //   --passes N (3)          measured passes over every photo (medians per photo)
 //   --warmup N (2)          untimed rounds over the warm-up photos first (and ≥ 3 s)
-//   --single-repeats N (3)  the single face goes N times into each pass
+//   --single-repeats N (5)  the single face goes N times into each pass, spread through it
 //   --cold-runs N (5)       Chromium: cold starts per library, first photo and configuration (median)
 //   --no-revisit            Chromium: no second visit after the small-photo cold starts
 //   --upscale N (3)         upscaled sources: the N largest group photos and N largest faces (one per person)
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     quick,
     passes: Number(values.passes ?? (quick ? 1 : 3)),
     warmup: Number(values.warmup ?? (quick ? 1 : 2)),
-    singleRepeats: Number(values['single-repeats'] ?? (quick ? 1 : 3)),
+    singleRepeats: Number(values['single-repeats'] ?? (quick ? 1 : 5)),
     coldRuns: browser === 'chromium' ? Number(values['cold-runs'] ?? (quick ? 1 : 5)) : 0,
     revisit: !values['no-revisit'] && !quick,
     upscale: Number(values.upscale),
