@@ -228,7 +228,8 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       for (;;) {
         const incarnation = await live();
         if (method === 'init') env = args[0] as RuntimeEnv;
-        if (replays > 0 && incarnation.starting) spare = await spareArgs(args);
+        // a copy that cannot be made only means the call is not sent again
+        if (replays > 0 && incarnation.starting) spare = await spareArgs(args).catch(() => undefined);
         const fn = (incarnation.remote as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
         try {
           const value = await Promise.race([fn(...args), incarnation.died]);
