@@ -91,8 +91,6 @@ interface Incarnation {
   answered: boolean;
   /** its ONNX Runtime or a worker it starts (the model peer) is not up yet, as its last ping said */
   starting: boolean;
-  /** a ping sent after an answer is in flight (refreshStarting) */
-  refreshing: boolean;
   /** when its ping in flight was sent (undefined: none in flight), and when its last one was */
   pingSince?: number;
   lastPing: number;
@@ -132,7 +130,6 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       dead: false,
       answered: false,
       starting: true,
-      refreshing: false,
       lastPing: -Infinity,
       kill(error) {
         if (incarnation.dead) return;
@@ -184,7 +181,12 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
       return;
     }
     if (now - incarnation.lastPing < (incarnation.starting ? startPingEveryMs : pingEveryMs)) return;
-    incarnation.pingSince = incarnation.lastPing = now;
+    ping(incarnation);
+  }
+
+  /** Sends one ping; its answer says whether the worker is still starting. */
+  function ping(incarnation: Incarnation): void {
+    incarnation.pingSince = incarnation.lastPing = performance.now();
     const answered = (pulse?: { starting?: boolean }) => {
       incarnation.pingSince = undefined;
       if (typeof pulse?.starting === 'boolean') incarnation.starting = pulse.starting;
@@ -199,15 +201,7 @@ export function startVisionWorker(url?: string | URL, options: VisionWorkerOptio
    * decoded image copied before it is sent (spareArgs).
    */
   function refreshStarting(incarnation: Incarnation): void {
-    if (!incarnation.starting || incarnation.refreshing || incarnation.dead) return;
-    incarnation.refreshing = true;
-    incarnation.remote.pulse().then(
-      (pulse) => {
-        incarnation.refreshing = false;
-        if (typeof pulse?.starting === 'boolean') incarnation.starting = pulse.starting;
-      },
-      () => (incarnation.refreshing = false),
-    );
+    if (incarnation.starting && incarnation.pingSince === undefined && !incarnation.dead) ping(incarnation);
   }
 
   /** e.g. "waiting on analyze (71 s), warmUp (80 s)": what to look at when a worker hangs */
