@@ -58,5 +58,27 @@ export interface DemographicsSettings {
  */
 export const DEMOGRAPHICS: DemographicsSettings = { gearInputSize: 176, ageGender: 'faceapi-age-gender', secondModelAge: true, faceresInputSize: 224 };
 
+/**
+ * GEAR as two parts, for two runtimes (a one-thread page's worker and its model peer): `head` is
+ * GEAR's first three convolutions (unpadded, ~80% of its work) and runs on two overlapping row
+ * windows of the crop, one on each runtime; `tail` is the rest, run on the two halves' rows joined.
+ * Output row r of the head reads input rows 2r … 2r + 9, so each window gives `rowsEach` rows of
+ * the whole crop's feature map. The answer is the whole model's, bit for bit
+ * (test/unit/gear-split.test.ts); built by tools/convert-models from the shipped gear.onnx.
+ */
+export const GEAR_SPLIT = {
+  head: 'gear-head',
+  tail: 'gear-tail',
+  /** the crop side the windows are for (DEMOGRAPHICS.gearInputSize); other sides run the whole model */
+  inputSize: 176,
+  /** input rows [start, end) of each half */
+  windows: [
+    [0, 92],
+    [84, 176],
+  ],
+  /** feature-map rows each half gives (its whole output) */
+  rowsEach: 42,
+} as const;
+
 /** The models demographics with these settings run (pure). */
 export const demographicsModels = (settings: DemographicsSettings): string[] => (settings.ageGender === 'none' ? ['gear'] : ['gear', settings.ageGender]);
