@@ -7,7 +7,8 @@ export const ModelInputSchema = z.object({
   /** e.g. ["batch", 128, 128, 3]; "batch" is a symbolic dimension */
   shape: z.array(z.union([z.number().int(), z.string()])),
   layout: z.literal('NHWC'),
-  channels: z.enum(['RGB', 'gray']),
+  /** 'features': a feature map made by another model part (not pixels); `range` is its values' range */
+  channels: z.enum(['RGB', 'gray', 'features']),
   /** the value range the network expects after normalisation */
   range: z.tuple([z.number(), z.number()]),
   /** how the input crop is made from the image */

@@ -178,6 +178,7 @@ export class FaceAnalyzer {
   /** a model's input crop: side, channels, value range and tensor dims */
   private inputOf(modelId: string, side?: number) {
     const { input } = this.models.entry(modelId);
+    if (input.channels === 'features') throw new Error(`${modelId} takes a feature map, not an image crop`);
     const size = side ?? (input.shape[1] as number);
     return { size, channels: input.channels, range: input.range, dims: [1, size, size, input.channels === 'RGB' ? 3 : 1] };
   }

@@ -55,10 +55,13 @@ describe('runtime', () => {
 
   it('every model loads and returns finite outputs of the manifest shapes on a real face', async () => {
     const timings: string[] = [];
+    // a model part's feature-map input is an earlier part's output (GEAR's head comes before its tail)
+    const made: Record<string, Float32Array> = {};
     for (const model of manifest.models) {
       const [, h, w, c] = model.input.shape as [unknown, number, number, number];
-      const pixels = await faceCrop(h);
-      const input = rgbaToTensor(pixels, h * w, model.input.channels, model.input.range);
+      const channels = model.input.channels;
+      const input = channels === 'features' ? made[model.input.name]! : rgbaToTensor(await faceCrop(h), h * w, channels, model.input.range);
+      expect(input.length, `${model.id} input`).toBe(h * w * c);
       const loadMs = await wasm.api.loadModel(model.id);
       const started = performance.now();
       const outputs = await wasm.api.runModel(model.id, input, [1, h, w, c]);
@@ -68,6 +71,7 @@ describe('runtime', () => {
         const expected = o.shape.map((d) => (d === 'batch' ? 1 : d));
         expect(outputs[o.name]!.dims, `${model.id}.${o.name}`).toEqual(expected);
         expect(outputs[o.name]!.data.every(Number.isFinite), `${model.id}.${o.name} finite`).toBe(true);
+        made[o.name] = outputs[o.name]!.data as Float32Array;
       }
     }
     console.log(timings.join('\n'));

