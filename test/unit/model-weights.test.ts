@@ -117,6 +117,8 @@ describe('8-bit weight storage', () => {
   });
 
   for (const entry of CATALOG) {
+    // a model part's weights are its whole's, checked there; the parts give the whole's outputs (gear-split.test.ts)
+    if (entry.source.kind === 'part') continue;
     it(`${entry.id}: the shipped file matches the float graph on a real face (cosine ≥ 0.99 per output)`, async () => {
       const model = manifest.models.find((m) => m.id === entry.id)!;
       const float = await ort.InferenceSession.create((await buildModel(entry, { float: true })).bytes);

@@ -4,7 +4,9 @@
 // at run time, and the unpacked model must give the same outputs on a real face.
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { GEAR_SPLIT } from '../../src/models/catalog.ts';
 import { unpackStoredWeights } from '../../src/models/unpack-weights.ts';
+import { parseModel } from '../../tools/onnx/parse-model.ts';
 import { realFaceCrop, seededTensorData } from './helpers/parity.ts';
 import { shippedManifest as manifest, shippedModelBytes } from './helpers/shipped-models.ts';
 
@@ -17,8 +19,11 @@ describe('unpacking stored weights before ORT', () => {
     it(`${entry.id}: same outputs as ORT computing the stored chains itself, no Cast/Mul/Add over constants left`, async () => {
       const stored = shippedModelBytes(entry.file);
       const { model, stats } = unpackStoredWeights(stored);
-      if (entry.weightStorage === 'float32') expect(stats.folded).toBe(0);
-      else expect(stats.folded).toBeGreaterThan(0);
+      // a stored chain starts with a Cast; weights too small to store in 8 bits stay float32 (all of GEAR's head's but its int8 convs)
+      const casts = parseModel(stored).graph.nodes.filter((n) => n.opType === 'Cast').length;
+      if (entry.weightStorage === 'float32') expect(casts).toBe(0);
+      else if (entry.id !== GEAR_SPLIT.head) expect(casts).toBeGreaterThan(0);
+      expect(stats.folded > 0).toBe(casts > 0);
       // unpacking twice finds nothing more: every constant chain went in one pass
       expect(unpackStoredWeights(model).stats.folded).toBe(0);
 
