@@ -2,7 +2,7 @@
 // download and can precache only that (src/package/files.ts). The README's table is generated
 // from this and public/models/manifest.json (tools/models-table.ts); test/e2e/package.e2e.test.ts
 // counts the model requests of real apps against it.
-import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels, DETECTOR_MODEL, EMBEDDING, TRACKING_EMBEDDING } from './catalog.ts';
+import { DEFAULT_EMOTION_MODEL, DEMOGRAPHICS, demographicsModels, DETECTOR_MODEL, EMBEDDING, GEAR_SPLIT, TRACKING_EMBEDDING } from './catalog.ts';
 
 export interface Capability {
   /** what an app calls */
@@ -13,8 +13,11 @@ export interface Capability {
 
 /** Detection, then the face mesh that verifies each face and gives its landmarks and pose. */
 const FACES = [DETECTOR_MODEL, 'facemesh'] as const;
-/** Age, gender and ethnicity: the models of the shipped demographics settings. */
-const DEMOGRAPHIC_MODELS = demographicsModels(DEMOGRAPHICS);
+/**
+ * Age, gender and ethnicity: the models of the shipped demographics settings, and GEAR's two parts,
+ * which a page whose ORT runs one thread loads once its model peer has started (GEAR_SPLIT).
+ */
+const DEMOGRAPHIC_MODELS = [...demographicsModels(DEMOGRAPHICS), GEAR_SPLIT.head, GEAR_SPLIT.tail];
 
 export const CAPABILITIES = {
   detect: { calls: 'detect', models: [...FACES, ...DEMOGRAPHIC_MODELS] },

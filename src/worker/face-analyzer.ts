@@ -15,7 +15,7 @@ import { faceGeometry, type FaceGeometry, type MeshPoint } from '../vision/face-
 import { applyAffine, boundingBox, clipBox, cropToImage, subView, type Box, type View } from '../vision/geometry.ts';
 import { faceQuality, laplacianVariance } from '../vision/quality.ts';
 import { rgbaToTensor } from '../vision/tensor.ts';
-import { DEFAULT_EMOTION_MODEL, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
+import { DEFAULT_EMOTION_MODEL, GEAR_SPLIT, type DemographicsSettings, type EmbeddingModelId, type EmotionModelId } from '../models/catalog.ts';
 import type { CropRenderer, FrameImage } from './crop-renderer.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -314,8 +314,11 @@ export class FaceAnalyzer {
   private async addDemographics(image: FrameImage, faces: FaceAnalysis[], settings: DemographicsSettings): Promise<void> {
     const t = performance.now();
     const gearSide = settings.gearKeepScale ? (GEAR_CROP * settings.gearInputSize) / GEAR_NOMINAL_SIZE : GEAR_CROP;
+    const gearViews = faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide));
     const [gear, second] = await Promise.all([
-      this.runViews(image, faces.map((f) => subView(f.faceView, 0.5, 0.45, gearSide)), 'gear', settings.gearInputSize),
+      this.splitsGear(faces.length, settings.gearInputSize)
+        ? Promise.all(gearViews.map((view) => this.gearInParts(image, view)))
+        : this.runViews(image, gearViews, 'gear', settings.gearInputSize),
       this.ageGender(image, faces, settings),
     ]);
     faces.forEach((face, i) => {
@@ -326,6 +329,38 @@ export class FaceAnalyzer {
       };
     });
     this.times.demographics += performance.now() - t;
+  }
+
+  /**
+   * Whether GEAR runs as its two parts (GEAR_SPLIT): with more runtimes than faces (a single face
+   * on a one-thread page with a model peer) a face's GEAR would otherwise keep one runtime busy
+   * while the other idles; only at the side the parts are built for, once both have loaded.
+   */
+  private splitsGear(faces: number, side: number): boolean {
+    return faces < this.models.runtimes && side === GEAR_SPLIT.inputSize && this.models.isReady(GEAR_SPLIT.head) && this.models.isReady(GEAR_SPLIT.tail);
+  }
+
+  /**
+   * GEAR's outputs for one crop from its parts: the head on the crop's two row windows (queued
+   * together, so each runtime takes one), then the tail on their feature maps joined, queued ahead
+   * of other waiting runs (the answer waits for it). The same numbers as the whole model.
+   */
+  private async gearInParts(image: FrameImage, view: View): Promise<Record<string, Float32Array>> {
+    const { size, channels, range } = this.inputOf('gear', GEAR_SPLIT.inputSize);
+    const crop = rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range);
+    const rowLength = size * 3;
+    const halves = await Promise.all(
+      GEAR_SPLIT.windows.map(([start, end]) => this.models.runFilled(GEAR_SPLIT.head, [1, end - start, size, 3], (input) => input.set(crop.subarray(start * rowLength, end * rowLength)))),
+    );
+    const [, , width, depth] = halves[0]!.features!.dims as [number, number, number, number];
+    const half = GEAR_SPLIT.rowsEach * width * depth;
+    const out = await this.models.runFilled(
+      GEAR_SPLIT.tail,
+      [1, halves.length * GEAR_SPLIT.rowsEach, width, depth],
+      (input) => halves.forEach((h, i) => input.set(h.features!.data.subarray(0, half), i * half)),
+      true,
+    );
+    return Object.fromEntries(Object.entries(out).map(([name, { data }]) => [name, data]));
   }
 
   private async addEmotions(image: FrameImage, faces: readonly Described[], model: EmotionModelId): Promise<void> {

@@ -1,5 +1,6 @@
 // Loads the model manifest and creates each ONNX session once, on first use.
 import type { InferenceSession } from 'onnxruntime-web';
+import { GEAR_SPLIT } from '../models/catalog.ts';
 import { ModelManifestSchema, type ModelEntry, type ModelManifest } from '../models/manifest.ts';
 import { BackendChanged, type OrtBackend } from './ort-backend.ts';
 import { unpackStoredWeights } from '../models/unpack-weights.ts';
@@ -34,6 +35,8 @@ export interface ModelRuns {
   here: number;
   /** the model peer's (0 without one) */
   peer: number;
+  /** runs asked for, by model id (whoever answered them) */
+  byModel: Record<string, number>;
 }
 
 /** A model's load as diagnostics report it. */
@@ -60,8 +63,20 @@ const CODE_CACHE_SESSIONS = 2;
  */
 const PEER_FIRST_MODELS: ReadonlySet<string> = new Set(['gear', 'antispoof', 'faceapi-recognition']);
 
+/**
+ * Models that can also run as parts spread over two runtimes (src/models/catalog.ts GEAR_SPLIT):
+ * with a peer, once the whole model has loaded here, its parts load here (and in the peer) when
+ * the worker is idle; face-analyzer.ts uses them only once both are ready.
+ */
+const SPLIT_PARTS: ReadonlyMap<string, readonly string[]> = new Map([['gear', [GEAR_SPLIT.head, GEAR_SPLIT.tail]]]);
+
 export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
+  /** models whose session here exists (loaded, not still loading) */
+  private readonly readyHere = new Set<string>();
+  /** split parts whose idle-time load was tried (a failed one is not tried again: the whole model runs) */
+  private readonly partsTried = new Set<string>();
+  private readonly runsByModel: Record<string, number> = {};
   /** completed loads in completion order (a failed load is retried and is not listed) */
   private readonly loadLog: ModelLoad[] = [];
   /** models that have run at least once */
@@ -134,14 +149,29 @@ export class ModelRegistry {
     return this.deferred().length > 0;
   }
 
+  /** what loadDeferred() loads here, in order: peer-first models the peer holds, then parts of split models (SPLIT_PARTS) */
   private deferred(): string[] {
-    return [...PEER_FIRST_MODELS].filter((id) => !this.sessions.has(id) && this.peer?.holds(id));
+    const peerFirst = [...PEER_FIRST_MODELS].filter((id) => !this.sessions.has(id) && this.peer?.holds(id));
+    const parts = this.peer ? [...SPLIT_PARTS].flatMap(([whole, parts]) => (this.readyHere.has(whole) ? parts : [])) : [];
+    return [...peerFirst, ...parts.filter((id) => !this.sessions.has(id) && !this.partsTried.has(id) && this.has(id))];
   }
 
-  /** For when this worker is idle: loads one deferred peer-first model here, so both can run it. */
+  /** For when this worker is idle: loads one deferred model here (and hands it to the peer), so both can run it. */
   async loadDeferred(): Promise<void> {
     const [id] = this.deferred();
-    if (id) await this.load(id).then(() => this.scheduler.wake(), () => {});
+    if (!id) return;
+    if (!PEER_FIRST_MODELS.has(id)) this.partsTried.add(id);
+    await this.load(id).then(() => this.scheduler.wake(), () => {});
+  }
+
+  /** whether the manifest lists a model */
+  has(id: string): boolean {
+    return this.manifest.models.some((m) => m.id === id);
+  }
+
+  /** whether a model's session here exists now (not still loading) */
+  isReady(id: string): boolean {
+    return this.readyHere.has(id);
   }
 
   /**
@@ -154,8 +184,7 @@ export class ModelRegistry {
       const entry = this.entry(id);
       const started = performance.now();
       loaded = this.backend.createSession(model, entry.sessionOptimization).then((session) => ({ entry, session, loadMs: performance.now() - started }));
-      this.sessions.set(id, loaded);
-      loaded.catch(() => this.sessions.delete(id));
+      this.track(id, loaded);
     }
     return loaded;
   }
@@ -167,7 +196,7 @@ export class ModelRegistry {
 
   /** Model runs answered so far by this worker's ORT and by the peer's (diagnostics). */
   runCounts(): ModelRuns {
-    return { here: this.localRuns, peer: this.peer ? this.scheduler.runs[0]! : 0 };
+    return { here: this.localRuns, peer: this.peer ? this.scheduler.runs[0]! : 0, byModel: { ...this.runsByModel } };
   }
 
   entry(id: string): ModelEntry {
@@ -180,10 +209,18 @@ export class ModelRegistry {
     let loaded = this.sessions.get(id);
     if (!loaded) {
       loaded = this.createSession(this.entry(id));
-      this.sessions.set(id, loaded);
-      loaded.catch(() => this.sessions.delete(id)); // a failed load may be retried
+      this.track(id, loaded);
     }
     return loaded;
+  }
+
+  /** Keeps a model's load; a failed one is forgotten (it may be retried). */
+  private track(id: string, loaded: Promise<LoadedModel>): void {
+    this.sessions.set(id, loaded);
+    loaded.then(
+      () => this.sessions.get(id) === loaded && this.readyHere.add(id),
+      () => this.sessions.delete(id),
+    );
   }
 
   private async createSession(entry: ModelEntry): Promise<LoadedModel> {
@@ -222,10 +259,12 @@ export class ModelRegistry {
 
   /**
    * Runs a single-input model; returns every output as a plain Float32Array. With a peer the run
-   * queues for whichever runtime is free first (start several runs together for both to work).
+   * queues for whichever runtime is free first (start several runs together for both to work);
+   * `ahead`: before the runs waiting (RunScheduler.submit).
    */
-  run(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
-    return this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims);
+  run(id: string, input: Float32Array, dims: readonly number[], ahead = false): Promise<Record<string, NamedOutput>> {
+    this.runsByModel[id] = (this.runsByModel[id] ?? 0) + 1;
+    return this.scheduler.submit(id, input as Float32Array<ArrayBuffer>, dims, ahead);
   }
 
   /**
@@ -246,7 +285,10 @@ export class ModelRegistry {
   private async forgetStale(id: string): Promise<void> {
     const loaded = this.sessions.get(id);
     const session = await loaded?.then((l) => l.session, () => undefined);
-    if (session && !this.backend.owns(session) && this.sessions.get(id) === loaded) this.sessions.delete(id);
+    if (session && !this.backend.owns(session) && this.sessions.get(id) === loaded) {
+      this.sessions.delete(id);
+      this.readyHere.delete(id);
+    }
   }
 
   private async runOnce(id: string, input: Float32Array, dims: readonly number[]): Promise<Record<string, NamedOutput>> {
@@ -266,11 +308,11 @@ export class ModelRegistry {
    * Runs a single-input model on an input that `fill` writes into a buffer lent for this run
    * (src/worker/input-buffers.ts); for inputs nothing reads after the run.
    */
-  async runFilled(id: string, dims: readonly number[], fill: (input: Float32Array<ArrayBuffer>) => void): Promise<Record<string, NamedOutput>> {
+  async runFilled(id: string, dims: readonly number[], fill: (input: Float32Array<ArrayBuffer>) => void, ahead = false): Promise<Record<string, NamedOutput>> {
     const input = this.inputs.take(dims.reduce((a, b) => a * b, 1));
     try {
       fill(input);
-      return await this.run(id, input, dims);
+      return await this.run(id, input, dims, ahead);
     } finally {
       this.inputs.give(input);
     }

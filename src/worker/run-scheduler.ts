@@ -69,9 +69,15 @@ export class RunScheduler<Out> {
     return this.lanes.map((lane) => this.answered.get(lane) ?? 0);
   }
 
-  submit(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[]): Promise<Out> {
+  /**
+   * Queues a run; `ahead` puts it before the runs waiting (a run the rest of its answer waits
+   * for, such as the last part of a model split over both runtimes).
+   */
+  submit(modelId: string, input: Float32Array<ArrayBuffer>, dims: readonly number[], ahead = false): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
-      this.queue.push({ modelId, input, dims, resolve, reject });
+      const job = { modelId, input, dims, resolve, reject };
+      if (ahead) this.queue.unshift(job);
+      else this.queue.push(job);
       this.pump();
     });
   }

@@ -6,6 +6,7 @@ import groupUrl from '../../../shared/data/groups/bbt4.jpg?url';
 import largeUrl from '../../../shared/data/groups/group-5.jpg?url';
 import obamaUrl from '../../../shared/data/faces/obama/obama.jpg?url';
 import obama2Url from '../../../shared/data/faces/obama/obama2.jpg?url';
+import portraitUrl from '../../../shared/data/faces/obama/obama3.jpg?url';
 import { createEngine, type DetectResponse, type Engine, type FaceErrorBody } from '../../src/index.ts';
 
 const blobOf = async (url: string) => (await fetch(url)).blob();
@@ -70,6 +71,29 @@ describe('model peer', () => {
       for (const [p, q] of [[a.topLeftX, b.topLeftX], [a.topLeftY, b.topLeftY], [a.width, b.width], [a.height, b.height]] as const) expect(Math.abs(p - q)).toBeLessThanOrEqual(Math.max(2, 0.02 * a.height));
       expect(Math.abs(b.attributes.age - a.attributes.age)).toBeLessThanOrEqual(3);
     });
+  });
+
+  it('a single face: GEAR as its two parts, a half on each worker, gives the whole model\'s attributes', async () => {
+    const image = await blobOf(portraitUrl);
+    const parts = ['gear-head', 'gear-tail'];
+    // the parts load once the worker is idle after answers with the peer: answers until both have
+    const until = Date.now() + 60_000;
+    const loaded = async () => (await paired.diagnostics.modelLoads()).map((l) => l.id);
+    let ids = await loaded();
+    while (!parts.every((id) => ids.includes(id))) {
+      if (Date.now() > until) throw new Error(`GEAR's parts did not load: ${ids.join(', ')}`);
+      await paired.detect({ image });
+      ids = await loaded();
+    }
+    const before = (await paired.diagnostics.modelRuns()).byModel;
+    const [one, two] = [faces(await alone.detect({ image })), faces(await paired.detect({ image }))];
+    const after = (await paired.diagnostics.modelRuns()).byModel;
+    const ran = (id: string) => (after[id] ?? 0) - (before[id] ?? 0);
+    expect([ran('gear'), ran('gear-head'), ran('gear-tail')]).toEqual([0, 2, 1]);
+    expect(one).toHaveLength(1);
+    expect(two).toHaveLength(1);
+    expect([two[0]!.topLeftX, two[0]!.topLeftY, two[0]!.width, two[0]!.height]).toEqual([one[0]!.topLeftX, one[0]!.topLeftY, one[0]!.width, one[0]!.height]);
+    expect(two[0]!.attributes).toEqual(one[0]!.attributes);
   });
 
   it('enroll and recognize with the peer find the person with the same confidence as one worker', async () => {

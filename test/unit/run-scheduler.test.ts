@@ -52,6 +52,16 @@ describe('RunScheduler', () => {
     expect(peer.done).toEqual(['mesh', 'gear', 'gear']);
   });
 
+  it('a run queued ahead is taken before the runs already waiting', async () => {
+    const here = lane('here', 5);
+    const s = new RunScheduler([here]);
+    const queued = ['a', 'b', 'c'].map((id) => s.submit(id, input(), [1]));
+    // 'a' is under way; 'tail' goes before 'b' and 'c'
+    queued.push(s.submit('tail', input(), [1], true));
+    await Promise.all(queued);
+    expect(here.done).toEqual(['a', 'tail', 'b', 'c']);
+  });
+
   it('a runtime only gets runs of models it accepts', async () => {
     const peer = lane('peer', 1, { accepts: (id) => id === 'gear' });
     const here = lane('here', 1);
