@@ -69,6 +69,7 @@ const PEER_FIRST_MODELS: ReadonlySet<string> = new Set(['gear', 'antispoof', 'fa
  * the worker is idle; face-analyzer.ts uses them only once both are ready.
  */
 const SPLIT_PARTS: ReadonlyMap<string, readonly string[]> = new Map([['gear', [GEAR_SPLIT.head, GEAR_SPLIT.tail]]]);
+const PARTS: ReadonlySet<string> = new Set([...SPLIT_PARTS.values()].flat());
 
 export class ModelRegistry {
   private readonly sessions = new Map<string, Promise<LoadedModel>>();
@@ -152,7 +153,7 @@ export class ModelRegistry {
   /** what loadDeferred() loads here, in order: peer-first models the peer holds, then parts of split models (SPLIT_PARTS) */
   private deferred(): string[] {
     const peerFirst = [...PEER_FIRST_MODELS].filter((id) => !this.sessions.has(id) && this.peer?.holds(id));
-    const parts = this.peer ? [...SPLIT_PARTS].flatMap(([whole, parts]) => (this.readyHere.has(whole) ? parts : [])) : [];
+    const parts = this.peer ? [...SPLIT_PARTS].flatMap(([whole, ids]) => (this.readyHere.has(whole) ? ids : [])) : [];
     return [...peerFirst, ...parts.filter((id) => !this.sessions.has(id) && !this.partsTried.has(id) && this.has(id))];
   }
 
@@ -160,7 +161,7 @@ export class ModelRegistry {
   async loadDeferred(): Promise<void> {
     const [id] = this.deferred();
     if (!id) return;
-    if (!PEER_FIRST_MODELS.has(id)) this.partsTried.add(id);
+    if (PARTS.has(id)) this.partsTried.add(id);
     await this.load(id).then(() => this.scheduler.wake(), () => {});
   }
 
