@@ -4,7 +4,7 @@
 // test/unit/models-table.test.ts fails when it is stale.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CAPABILITIES, type CapabilityName } from '../src/models/capabilities.ts';
+import { CAPABILITIES, type Capability, type CapabilityName } from '../src/models/capabilities.ts';
 import { ModelManifestSchema } from '../src/models/manifest.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -23,9 +23,11 @@ export function modelsTable(): string {
     return statSync(resolve(MODELS, entry.file)).size;
   };
   const rows = (Object.keys(CAPABILITIES) as CapabilityName[]).map((name) => {
-    const { calls, models } = CAPABILITIES[name];
-    const total = models.reduce((s, id) => s + bytesOf(id), 0);
-    return `| ${name} | ${calls} | ${models.map((id) => `${id} (${mb(bytesOf(id))})`).join(', ')} | ${mb(total)} |`;
+    const { calls, models, peerModels = [] }: Capability = CAPABILITIES[name];
+    const list = (ids: readonly string[]) => ids.map((id) => `${id} (${mb(bytesOf(id))})`).join(', ');
+    const sum = (ids: readonly string[]) => ids.reduce((s, id) => s + bytesOf(id), 0);
+    const peer = peerModels.length > 0 ? `; on one-thread pages (no COOP/COEP, WebKit) also ${list(peerModels)}` : '';
+    return `| ${name} | ${calls} | ${list(models)}${peer} | ${mb(sum(models))}${peer ? ` (+${mb(sum(peerModels))})` : ''} |`;
   });
   const ort = statSync(resolve(ROOT, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')).size;
   return [

@@ -7,4 +7,4 @@ import { CAPABILITIES, modelsFor, type CapabilityName } from '../models/capabili
 
 const LIVE_EMOTION_MODELS: readonly string[] = LiveSessionOptionsSchema.shape.emotionModel.unwrap().options;
 
-export const CALLABLE_MODELS: readonly string[] = [...new Set([...modelsFor(Object.keys(CAPABILITIES) as CapabilityName[]), ...LIVE_EMOTION_MODELS])];
+export const CALLABLE_MODELS: readonly string[] = [...new Set([...modelsFor(Object.keys(CAPABILITIES) as CapabilityName[], { peerModels: true }), ...LIVE_EMOTION_MODELS])];

@@ -74,7 +74,8 @@ export interface EngineFilesOptions {
  * page and bundles are not in it — the app lists those (docs/install.md).
  */
 export function engineFiles(options: EngineFilesOptions = {}): EngineFile[] {
-  const models = new Set(modelsFor(options.capabilities ?? (Object.keys(CAPABILITIES) as CapabilityName[])));
+  // a page served without COOP/COEP also loads the capabilities' peer models
+  const models = new Set(modelsFor(options.capabilities ?? (Object.keys(CAPABILITIES) as CapabilityName[]), { peerModels: true }));
   const ort = new Set(ORT_WASM_BUILD.map((n) => ORT_DIR + n));
   return [
     ...packageFiles().filter((f) => f.path === WORKER_FILE || f.path === MODEL_DIR + MODEL_MANIFEST || ort.has(f.path) || (f.model !== undefined && models.has(f.model))),
