@@ -347,10 +347,12 @@ export class FaceAnalyzer {
    */
   private async gearInParts(image: FrameImage, view: View): Promise<Record<string, Float32Array>> {
     const { size, channels, range } = this.inputOf('gear', GEAR_SPLIT.inputSize);
-    const crop = rgbaToTensor(this.crops.render(image, view, size), size * size, channels, range);
-    const rowLength = size * 3;
+    const pixels = this.crops.render(image, view, size);
+    // each window's rows straight from the crop's pixels (both filled now, before anything renders again)
     const halves = await Promise.all(
-      GEAR_SPLIT.windows.map(([start, end]) => this.models.runFilled(GEAR_SPLIT.head, [1, end - start, size, 3], (input) => input.set(crop.subarray(start * rowLength, end * rowLength)))),
+      GEAR_SPLIT.windows.map(([start, end]) =>
+        this.models.runFilled(GEAR_SPLIT.head, [1, end - start, size, 3], (input) => rgbaToTensor(pixels.subarray(start * size * 4, end * size * 4), (end - start) * size, channels, range, input)),
+      ),
     );
     const [, , width, depth] = halves[0]!.features!.dims as [number, number, number, number];
     const half = GEAR_SPLIT.rowsEach * width * depth;
